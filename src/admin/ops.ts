@@ -1,0 +1,43 @@
+import { HttpError } from '../http/http-error.ts'
+import type { RequestMetrics } from '../http/metrics.ts'
+import type { Route } from '../http/types.ts'
+import type { App } from '../api/shared/app.ts'
+import { authenticateAdmin } from '../api/shared/auth.ts'
+
+/** Extra lines for /metrics from other parts of the service (processing adds installment gauges). */
+export type MetricsSource = () => string
+
+/** /healthz (process up), /readyz (database answers), /metrics (Prometheus text, admin token unless public). */
+export function opsRoutes(app: App, metrics: RequestMetrics, sources: readonly MetricsSource[], readiness: () => string | undefined): Route[] {
+  return [
+    ['GET', '/healthz', () => ({ status: 200, body: { status: 'ok' } })],
+    ['GET', '/readyz', () => {
+      let problem: string | undefined
+      try {
+        problem = app.store.ping() ? readiness() : 'database did not answer'
+      } catch {
+        problem = 'database did not answer'
+      }
+      if (problem) throw new HttpError(503, { status: 'unavailable', error: problem })
+      return { status: 200, body: { status: 'ready' } }
+    }],
+    ['GET', '/metrics', (ctx) => {
+      if (!app.config.metricsPublic) authenticateAdmin(app, ctx)
+      const mem = process.memoryUsage()
+      const lines = [
+        metrics.render(),
+        '# HELP replenish_process_resident_memory_bytes Resident set size.',
+        '# TYPE replenish_process_resident_memory_bytes gauge',
+        `replenish_process_resident_memory_bytes ${mem.rss}`,
+        '# HELP replenish_process_heap_used_bytes V8 heap in use.',
+        '# TYPE replenish_process_heap_used_bytes gauge',
+        `replenish_process_heap_used_bytes ${mem.heapUsed}`,
+        '# HELP replenish_database_size_bytes Size of the SQLite database.',
+        '# TYPE replenish_database_size_bytes gauge',
+        `replenish_database_size_bytes ${app.store.sizeBytes()}`,
+        ...sources.map((s) => s()),
+      ]
+      return { status: 200, body: lines.join('\n').replace(/\n+$/, '') + '\n', contentType: 'text/plain; version=0.0.4; charset=utf-8' }
+    }],
+  ]
+}

@@ -1,0 +1,41 @@
+import type { Route } from '../http/types.ts'
+import type { App } from '../api/shared/app.ts'
+import { endpoint, type ApiHandler } from '../api/shared/endpoint.ts'
+import * as u from './users.ts'
+import * as c from './catalog.ts'
+import * as s from './subscriptions.ts'
+
+const A = '/admin/api/v1'
+
+/** The admin API (C11) for the shop's backend. */
+export function adminRoutes(app: App): Route[] {
+  const r = (make: (app: App) => ApiHandler) => endpoint(app, make(app))
+  return [
+    ['POST', `${A}/users`, r(u.createUser)],
+    ['GET', `${A}/users`, r(u.listUsers)],
+    ['GET', `${A}/users/:id`, r(u.showUser)],
+    ['POST', `${A}/users/:id/api_keys`, r(u.createApiKey)],
+    ['DELETE', `${A}/api_keys/:id`, r(u.revokeApiKey)],
+    ['POST', `${A}/payment_methods`, r(c.createPaymentMethod)],
+    ['GET', `${A}/payment_methods`, r(c.listPaymentMethods)],
+    ['GET', `${A}/payment_methods/:id`, r(c.showPaymentMethod)],
+    ['PATCH', `${A}/payment_methods/:id`, r(c.updatePaymentMethod)],
+    ['POST', `${A}/payment_sources`, r(c.createPaymentSource)],
+    ['GET', `${A}/payment_sources`, r(c.listPaymentSources)],
+    ['GET', `${A}/payment_sources/:id`, r(c.showPaymentSource)],
+    ['DELETE', `${A}/payment_sources/:id`, r(c.deletePaymentSource)],
+    ['POST', `${A}/subscribables`, r(c.createSubscribable)],
+    ['GET', `${A}/subscribables`, r(c.listSubscribables)],
+    ['GET', `${A}/subscribables/:id`, r(c.showSubscribable)],
+    ['PATCH', `${A}/subscribables/:id`, r(c.updateSubscribable)],
+    ['DELETE', `${A}/subscribables/:id`, r(c.deleteSubscribable)],
+    ['GET', `${A}/subscriptions`, r(s.listSubscriptions)],
+    ['GET', `${A}/subscriptions/:id`, r(s.showSubscription)],
+    ['POST', `${A}/subscriptions/:id/cancel`, r(s.cancelSubscription)],
+    ['POST', `${A}/subscriptions/:id/skip`, r(s.skipSubscription)],
+    ['POST', `${A}/subscriptions/:id/pause`, r(s.pauseSubscription)],
+    ['POST', `${A}/subscriptions/:id/resume`, r(s.resumeSubscription)],
+    ['POST', `${A}/subscriptions/:id/activate`, r(s.activateSubscription)],
+    ['GET', `${A}/events`, r(s.eventFeed)],
+  ]
+}

@@ -1,0 +1,63 @@
+import { notFound } from '../http/http-error.ts'
+import type { Ctx } from '../http/types.ts'
+import { readId } from '../domain/field-errors.ts'
+import { isDate } from '../domain/dates.ts'
+import { activate, cancel, pause, resume, skip, type Transition } from '../domain/lifecycle.ts'
+import { renderSubscription } from '../domain/representation.ts'
+import type { Subscription } from '../domain/types.ts'
+import type { App } from '../api/shared/app.ts'
+import { authenticateAdmin } from '../api/shared/auth.ts'
+import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
+import { cursorBody, optionalRoot, parseId, readCursor } from '../api/shared/params.ts'
+import { applyTransition, present } from '../api/shared/subscription-actions.ts'
+
+function findSubscription(app: App, ctx: Ctx): Subscription {
+  authenticateAdmin(app, ctx)
+  const sub = app.store.subscriptions.find(parseId(ctx.params['id']))
+  if (!sub) throw notFound()
+  return sub
+}
+
+export const listSubscriptions = (app: App): ApiHandler => (ctx) => {
+  authenticateAdmin(app, ctx)
+  const { after, limit } = readCursor(ctx.query)
+  const q = ctx.query
+  const userParam = q.get('user_id')
+  const before = q.get('actionable_before')
+  const subs = app.store.subscriptions.adminList({
+    after,
+    limit: limit + 1,
+    state: q.get('state') || undefined,
+    userId: userParam === null || userParam === '' ? undefined : (readId(userParam) ?? -1),
+    actionableBefore: before !== null && isDate(before) ? before : undefined,
+  })
+  const shown = subs.slice(0, limit)
+  const items = app.store.subscriptions.lineItemsOfMany(shown.map((s) => s.id))
+  return ok(cursorBody('subscriptions', subs, limit, (s) => renderSubscription(s, items.get(s.id) ?? [])))
+}
+
+export const showSubscription = (app: App): ApiHandler => (ctx) => ok(present(app, findSubscription(app, ctx)))
+
+/** The shop acts as C8 says, without the customer's skip limits or cancellation notice (C11). */
+function transitionRoute(app: App, decide: (sub: Subscription, ctx: Ctx) => Transition | null): ApiHandler {
+  return (ctx, call) => {
+    const sub = findSubscription(app, ctx)
+    return call.commit(() => ok(applyTransition(app, sub, decide(sub, ctx))))
+  }
+}
+const dateParam = (ctx: Ctx): unknown => optionalRoot(ctx, 'subscription')['actionable_date']
+const NO_LIMITS = { maxSuccessiveSkips: undefined, maxTotalSkips: undefined }
+
+export const cancelSubscription = (app: App): ApiHandler => transitionRoute(app, (s) => cancel(s, app.clock.today(), 0))
+export const skipSubscription = (app: App): ApiHandler => transitionRoute(app, (s) => skip(s, app.clock.today(), NO_LIMITS))
+export const pauseSubscription = (app: App): ApiHandler => transitionRoute(app, (s, ctx) => pause(s, dateParam(ctx), app.clock.today()))
+export const resumeSubscription = (app: App): ApiHandler => transitionRoute(app, (s, ctx) => resume(s, dateParam(ctx), app.clock.today()))
+export const activateSubscription = (app: App): ApiHandler => transitionRoute(app, (s) => activate(s, app.clock.today()))
+
+/** GET /events?after=&limit=&type=: the cursor feed for shops that poll (C10). */
+export const eventFeed = (app: App): ApiHandler => (ctx) => {
+  authenticateAdmin(app, ctx)
+  const { after, limit } = readCursor(ctx.query)
+  const type = ctx.query.get('type') || undefined
+  return ok(cursorBody('events', app.store.events.feed(after, limit + 1, type), limit, (e) => e))
+}

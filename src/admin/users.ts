@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto'
+import { notFound } from '../http/http-error.ts'
+import { FieldErrors, isRecord } from '../domain/field-errors.ts'
+import type { App } from '../api/shared/app.ts'
+import { authenticateAdmin, sha256 } from '../api/shared/auth.ts'
+import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
+import { cursorBody, parseId, readCursor, rootObject } from '../api/shared/params.ts'
+import type { ApiKeyRecord } from '../store/accounts-store.ts'
+import { check, optionalString, requiredString } from './input.ts'
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/
+const MIN_IMPORTED_KEY = 16
+
+/** A new API key: `rpl_` and 192 random bits, URL-safe (C2 asks for at least 128). */
+export function newApiKey(): string {
+  return `rpl_${randomBytes(24).toString('base64url')}`
+}
+
+export function newAdminToken(): string {
+  return `rpladm_${randomBytes(32).toString('base64url')}`
+}
+
+export const createUser = (app: App): ApiHandler => (ctx, call) => {
+  authenticateAdmin(app, ctx)
+  const attrs = rootObject(ctx, 'user')
+  return call.commit(() => {
+    const errors = new FieldErrors()
+    const email = requiredString(attrs, 'email', errors)
+    if (email !== undefined && !EMAIL.test(email)) errors.add('email', 'invalid')
+    else if (email !== undefined && app.store.accounts.emailTaken(email)) errors.add('email', 'taken')
+    const externalId = optionalString(attrs, 'external_id', errors)
+    check(errors)
+    return ok(app.store.accounts.createUser(email as string, externalId), 201)
+  })
+}
+
+export const listUsers = (app: App): ApiHandler => (ctx) => {
+  authenticateAdmin(app, ctx)
+  const { after, limit } = readCursor(ctx.query)
+  return ok(cursorBody('users', app.store.accounts.listUsers(after, limit + 1), limit, (u) => u))
+}
+
+export const showUser = (app: App): ApiHandler => (ctx) => {
+  authenticateAdmin(app, ctx)
+  const user = app.store.accounts.findUser(parseId(ctx.params['id']))
+  if (!user) throw notFound()
+  return ok(user)
+}
+
+const renderKey = (k: ApiKeyRecord, key?: string): Record<string, unknown> => ({
+  id: k.id,
+  user_id: k.user_id,
+  prefix: k.prefix,
+  ...(key !== undefined ? { key } : { revoked_at: k.revoked_at }),
+  created_at: k.created_at,
+  updated_at: k.updated_at,
+})
+
+/** Empty body: a new key. `api_key: {key}`: import an existing key (16+ characters) so old clients keep working. */
+export const createApiKey = (app: App): ApiHandler => (ctx, call) => {
+  authenticateAdmin(app, ctx)
+  const user = app.store.accounts.findUser(parseId(ctx.params['id']))
+  if (!user) throw notFound()
+  const body = ctx.body
+  const wrapped = isRecord(body) ? (isRecord(body['api_key']) ? body['api_key'] : ctx.bodyKind === 'json' ? body : {}) : {}
+  return call.commit(() => {
+    let key: string
+    if (wrapped['key'] !== undefined && wrapped['key'] !== null) {
+      const errors = new FieldErrors()
+      const given = wrapped['key']
+      if (typeof given !== 'string' || /\s/.test(given)) errors.add('key', 'invalid')
+      else if (given.length < MIN_IMPORTED_KEY) errors.add('key', 'too_short', MIN_IMPORTED_KEY)
+      else if (app.store.accounts.apiKeyHashExists(sha256(given))) errors.add('key', 'taken')
+      check(errors)
+      key = given as string
+    } else {
+      key = newApiKey()
+    }
+    const record = app.store.accounts.createApiKey(user.id, sha256(key), key.slice(0, 8))
+    return ok(renderKey(record, key), 201)
+  })
+}
+
+export const revokeApiKey = (app: App): ApiHandler => (ctx, call) => {
+  authenticateAdmin(app, ctx)
+  const id = parseId(ctx.params['id'])
+  const existing = app.store.accounts.findApiKey(id)
+  if (!existing) throw notFound()
+  return call.commit(() => {
+    app.store.accounts.revokeApiKey(id)
+    app.keyCache.clear() // a revoked key stops working at once, not when its cache entry ages out
+    return ok(renderKey(app.store.accounts.findApiKey(id) as ApiKeyRecord))
+  })
+}

@@ -1,0 +1,24 @@
+import type { Config } from '../../config.ts'
+import type { Clock } from '../../clock.ts'
+import type { Store } from '../../store/store.ts'
+
+/** What every handler may use: built once by the composition root (cli/serve.ts). */
+export interface App {
+  readonly config: Config
+  readonly store: Store
+  readonly clock: Clock
+  /** key hash → user id, so an authorized read costs no key query; cleared on revoke. */
+  readonly keyCache: Map<string, { userId: number; until: number }>
+  /** Per-key token buckets and per-address failure counters (C12 limits). */
+  readonly limits: RequestLimits
+}
+
+export interface RequestLimits {
+  /** Throws 429 when the caller has no token left. */
+  take(scope: string): void
+  /** Throws 429 when this address sent too many bad keys recently. */
+  checkAddress(address: string): void
+  recordFailure(address: string): void
+}
+
+export const noLimits: RequestLimits = { take() {}, checkAddress() {}, recordFailure() {} }

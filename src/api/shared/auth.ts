@@ -1,0 +1,63 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { HttpError } from '../../http/http-error.ts'
+import type { Ctx } from '../../http/types.ts'
+import type { App } from './app.ts'
+
+const CHALLENGE = { 'www-authenticate': 'Bearer realm="replenish"' }
+const KEY_CACHE_MS = 10_000
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
+
+/** `Bearer <token>` (scheme case-insensitive, RFC 7235), or undefined. Never read from the query string. */
+export function bearerToken(ctx: Ctx): string | undefined {
+  const header = ctx.req.headers.authorization
+  if (typeof header !== 'string') return undefined
+  const m = /^\s*bearer\s+(\S+)\s*$/i.exec(header)
+  return m?.[1]
+}
+
+function remoteAddress(ctx: Ctx): string {
+  return ctx.req.socket.remoteAddress ?? 'unknown'
+}
+
+/** C2: the user the API key belongs to, or 401 with the exact message. */
+export function authenticate(app: App, ctx: Ctx): number {
+  const key = bearerToken(ctx)
+  if (key === undefined) throw new HttpError(401, { error: 'You must specify an API key.' }, CHALLENGE)
+  const hash = sha256(key)
+  const now = Date.now()
+  const cached = app.keyCache.get(hash)
+  let userId = cached !== undefined && cached.until > now ? cached.userId : undefined
+  if (userId === undefined) {
+    const address = remoteAddress(ctx)
+    app.limits.checkAddress(address)
+    userId = app.store.accounts.userIdForKeyHash(hash)
+    if (userId === undefined) {
+      app.limits.recordFailure(address)
+      throw new HttpError(401, { error: 'Invalid API key specified.' }, CHALLENGE)
+    }
+    if (app.keyCache.size > 100_000) app.keyCache.clear()
+    app.keyCache.set(hash, { userId, until: now + KEY_CACHE_MS })
+  }
+  app.limits.take(hash)
+  ctx.userId = userId
+  return userId
+}
+
+/** C2: the admin API answers only to an admin token (the configured one or a stored one). */
+export function authenticateAdmin(app: App, ctx: Ctx): void {
+  const token = bearerToken(ctx)
+  if (token === undefined) throw new HttpError(401, { error: 'You must specify an admin token.' }, CHALLENGE)
+  const hash = sha256(token)
+  const configured = app.config.adminToken
+  if (configured !== undefined) {
+    const a = Buffer.from(hash, 'hex')
+    const b = Buffer.from(sha256(configured), 'hex')
+    if (timingSafeEqual(a, b)) return
+  }
+  const address = remoteAddress(ctx)
+  app.limits.checkAddress(address)
+  if (app.store.accounts.adminTokenExists(hash)) return
+  app.limits.recordFailure(address)
+  throw new HttpError(401, { error: 'Invalid admin token.' }, CHALLENGE)
+}

@@ -1,0 +1,98 @@
+import type { Ctx } from '../../http/types.ts'
+import { notAuthorized } from './errors.ts'
+import { notFound } from '../../http/http-error.ts'
+import { validateCreate, validateUpdate } from '../../domain/subscription-input.ts'
+import { activate, cancel, pause, resume, skip, type Transition } from '../../domain/lifecycle.ts'
+import { STATES, type State, type Subscription } from '../../domain/types.ts'
+import { renderSubscription } from '../../domain/representation.ts'
+import type { App } from '../shared/app.ts'
+import { authenticate } from '../shared/auth.ts'
+import { ok, type ApiHandler } from '../shared/endpoint.ts'
+import { optionalRoot, pageBody, parseId, readPage, rootObject } from '../shared/params.ts'
+import { applyLineItemChanges, applyTransition, lookups, present } from '../shared/subscription-actions.ts'
+
+/** authenticate → find (404) → own (401), the order of C2. */
+export function ownSubscription(app: App, ctx: Ctx): Subscription {
+  const userId = authenticate(app, ctx)
+  const sub = app.store.subscriptions.find(parseId(ctx.params['id']))
+  if (!sub) throw notFound()
+  if (sub.user_id !== userId) throw notAuthorized()
+  return sub
+}
+
+export const createSubscription = (app: App): ApiHandler => (ctx, call) => {
+  const userId = authenticate(app, ctx)
+  const attrs = rootObject(ctx, 'subscription')
+  const today = app.clock.today()
+  return call.commit(() => {
+    const input = validateCreate(attrs, { today, userId, lookups: lookups(app) }, app.config.currency)
+    const sub = app.store.subscriptions.create(userId, input, today)
+    for (const li of input.line_items) app.store.subscriptions.addLineItem(sub.id, li.subscribable_id, li.quantity)
+    const body = present(app, sub)
+    app.store.events.record('subscription.created', sub.id, body)
+    return ok(body)
+  })
+}
+
+export const listSubscriptions = (app: App): ApiHandler => (ctx) => {
+  const userId = authenticate(app, ctx)
+  const page = readPage(ctx.query)
+  const stateParam = ctx.query.get('state')
+  const state = stateParam !== null && stateParam !== '' ? (stateParam as State) : undefined
+  if (state !== undefined && !(STATES as readonly string[]).includes(state)) return ok(pageBody('subscriptions', [], page, 0))
+  const subs = app.store.subscriptions.listOfUser(userId, state, page.offset, page.perPage)
+  const total = app.store.subscriptions.countOfUser(userId, state)
+  const items = app.store.subscriptions.lineItemsOfMany(subs.map((s) => s.id))
+  return ok(pageBody('subscriptions', subs.map((s) => renderSubscription(s, items.get(s.id) ?? [])), page, total))
+}
+
+export const showSubscription = (app: App): ApiHandler => (ctx) => ok(present(app, ownSubscription(app, ctx)))
+
+export const updateSubscription = (app: App): ApiHandler => (ctx, call) => {
+  const sub = ownSubscription(app, ctx)
+  const attrs = rootObject(ctx, 'subscription')
+  const today = app.clock.today()
+  return call.commit(() => {
+    const lastDue = app.store.subscriptions.lastDueDate(sub.id)
+    const update = validateUpdate(sub, attrs, { today, userId: sub.user_id, lookups: lookups(app) }, lastDue)
+    applyLineItemChanges(app, sub.id, update.lineItems)
+    const changed = update.changes.size > 0
+    const updated = changed ? app.store.subscriptions.update(sub.id, update.patch) : sub
+    const body = present(app, updated)
+    const events = app.store.events
+    if (update.changes.has('frequency')) events.record('subscription.frequency_changed', sub.id, body)
+    if (update.changes.has('payment')) events.record('subscription.payment_method_changed', sub.id, body)
+    if (update.changes.has('shipping')) events.record('subscription.shipping_address_changed', sub.id, body)
+    if (update.changes.has('billing')) events.record('subscription.billing_address_changed', sub.id, body)
+    if (update.changes.has('other')) events.record('subscription.updated', sub.id, body)
+    return ok(body)
+  })
+}
+
+/** The lifecycle routes: find and own, then one transition in one unit. */
+function transitionRoute(app: App, decide: (sub: Subscription, ctx: Ctx) => Transition | null): ApiHandler {
+  return (ctx, call) => {
+    const sub = ownSubscription(app, ctx)
+    return call.commit(() => ok(applyTransition(app, sub, decide(sub, ctx))))
+  }
+}
+
+const dateParam = (ctx: Ctx): unknown => optionalRoot(ctx, 'subscription')['actionable_date']
+
+export const skipSubscription = (app: App): ApiHandler =>
+  transitionRoute(app, (sub) => skip(sub, app.clock.today(), app.config))
+export const cancelSubscription = (app: App): ApiHandler =>
+  transitionRoute(app, (sub) => cancel(sub, app.clock.today(), app.config.cancellationNoticeDays))
+export const pauseSubscription = (app: App): ApiHandler =>
+  transitionRoute(app, (sub, ctx) => pause(sub, dateParam(ctx), app.clock.today()))
+export const resumeSubscription = (app: App): ApiHandler =>
+  transitionRoute(app, (sub, ctx) => resume(sub, dateParam(ctx), app.clock.today()))
+export const activateSubscription = (app: App): ApiHandler =>
+  transitionRoute(app, (sub) => activate(sub, app.clock.today()))
+
+export const listEvents = (app: App): ApiHandler => (ctx) => {
+  const sub = ownSubscription(app, ctx)
+  const page = readPage(ctx.query)
+  const events = app.store.events.ofSubscription(sub.id, page.offset, page.perPage)
+  return ok(pageBody('events', events, page, app.store.events.countOfSubscription(sub.id)))
+}

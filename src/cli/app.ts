@@ -1,0 +1,32 @@
+import type { Config } from '../config.ts'
+import { serviceClock } from '../clock.ts'
+import { openStore, type Store } from '../store/store.ts'
+import type { App } from '../api/shared/app.ts'
+import { requestLimits } from '../api/shared/limits.ts'
+import type { Route } from '../http/types.ts'
+import { customerRoutes } from '../api/v1/routes.ts'
+import { adminRoutes } from '../admin/routes.ts'
+import { opsRoutes, type MetricsSource } from '../admin/ops.ts'
+import type { RequestMetrics } from '../http/metrics.ts'
+
+export const DEFAULT_DB = 'data/replenish.db'
+
+/** Opens the store the configuration names; only the default location has its directory made for it. */
+export function openConfiguredStore(config: Config, extra: { beforeCommit?: () => void } = {}): Store {
+  return openStore(config.db, { synchronous: config.synchronous, createDirectory: config.db === DEFAULT_DB, ...extra })
+}
+
+/** The composition root: everything a handler may use, built once. */
+export function buildApp(config: Config, store: Store): App {
+  return {
+    config,
+    store,
+    clock: serviceClock(config.timeZone, config.today),
+    keyCache: new Map(),
+    limits: requestLimits({ rate: config.rateLimit, burst: config.rateBurst, authFailures: config.authFailureLimit }),
+  }
+}
+
+export function buildRoutes(app: App, metrics: RequestMetrics, sources: readonly MetricsSource[], readiness: () => string | undefined): Route[] {
+  return [...opsRoutes(app, metrics, sources, readiness), ...customerRoutes(app), ...adminRoutes(app)]
+}

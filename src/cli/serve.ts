@@ -1,0 +1,51 @@
+import type { Config } from '../config.ts'
+import { listen } from '../http/server.ts'
+import { RequestMetrics } from '../http/metrics.ts'
+import { bufferedLineLog } from '../http/line-log.ts'
+import { buildApp, buildRoutes, openConfiguredStore } from './app.ts'
+import { seedDemo } from './demo.ts'
+
+export interface ServeIo {
+  readonly out: (line: string) => void
+  readonly err: (line: string) => void
+  /** Resolves when the process is asked to stop (SIGTERM/SIGINT). */
+  readonly stopSignal: Promise<string>
+}
+
+const SHUTDOWN_GRACE_MS = 10_000
+
+/** `replenish serve`: open and migrate the database, listen, log each request, drain on a signal. */
+export async function serve(config: Config, options: { demo: boolean }, io: ServeIo): Promise<number> {
+  const store = openConfiguredStore(config)
+  const app = buildApp(config, store)
+  const metrics = new RequestMetrics()
+  const stdout = bufferedLineLog((chunk) => io.out(chunk.replace(/\n$/, '')))
+  const errors = bufferedLineLog((chunk) => io.err(chunk.replace(/\n$/, '')))
+  const routes = buildRoutes(app, metrics, [], () => undefined)
+  const server = await listen(
+    {
+      routes,
+      maxBodyBytes: config.maxBodyBytes,
+      headersTimeoutMs: config.headersTimeoutMs,
+      requestTimeoutMs: config.requestTimeoutMs,
+      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      onResponse: (entry) => {
+        metrics.observe(entry)
+        if (config.log === 'json') stdout.write(entry)
+      },
+      logError: (entry) => errors.write(entry),
+    },
+    config.host,
+    config.port,
+  )
+  io.out(`replenish listening on ${server.url}`)
+  if (options.demo) for (const line of await seedDemo(store, server.url)) io.err(line)
+
+  const signal = await io.stopSignal
+  io.err(`replenish: ${signal} received, finishing in-flight requests`)
+  await server.close(SHUTDOWN_GRACE_MS)
+  stdout.flush()
+  errors.flush()
+  store.close()
+  return 0
+}

@@ -1,0 +1,159 @@
+/**
+ * Configuration: flags > REPLENISH_* environment > defaults (C12), validated once and frozen.
+ * A bad value throws ConfigError naming the flag or variable it came from; main.ts turns that
+ * into exit status 2.
+ */
+import { existsSync } from 'node:fs'
+import { dirname } from 'node:path'
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+}
+
+type Kind = 'db' | 'string' | 'port' | 'count' | 'positive' | 'optional_count' | 'bool' | 'date' | 'zone' | 'currency' | 'sync' | 'log'
+
+interface OptionSpec {
+  readonly key: keyof Config
+  readonly flag: string
+  readonly env: string
+  readonly kind: Kind
+  readonly fallback: string | undefined
+  readonly help: string
+  /** Secrets are read from the environment only: argv shows in `ps`. */
+  readonly envOnly?: boolean
+}
+
+export interface Config {
+  readonly host: string
+  readonly port: number
+  readonly db: string
+  readonly adminToken: string | undefined
+  readonly timeZone: string
+  readonly today: string | undefined
+  readonly currency: string
+  readonly maxSuccessiveSkips: number | undefined
+  readonly maxTotalSkips: number | undefined
+  readonly cancellationNoticeDays: number
+  readonly reprocessingIntervalHours: number
+  readonly maxReprocessingDays: number | undefined
+  readonly processEvery: number
+  readonly maxBodyBytes: number
+  readonly metricsPublic: boolean
+  readonly rateLimit: number
+  readonly rateBurst: number
+  readonly authFailureLimit: number
+  readonly headersTimeoutMs: number
+  readonly requestTimeoutMs: number
+  readonly keepAliveTimeoutMs: number
+  readonly synchronous: 'FULL' | 'NORMAL'
+  readonly webhookRetryBaseSeconds: number
+  readonly log: 'json' | 'off'
+}
+
+export const OPTIONS: readonly OptionSpec[] = [
+  { key: 'host', flag: 'host', env: 'REPLENISH_HOST', kind: 'string', fallback: '127.0.0.1', help: 'address to listen on' },
+  { key: 'port', flag: 'port', env: 'REPLENISH_PORT', kind: 'port', fallback: '8080', help: 'port to listen on (0 picks a free one)' },
+  { key: 'db', flag: 'db', env: 'REPLENISH_DB', kind: 'db', fallback: 'data/replenish.db', help: 'SQLite database file (its directory must exist, except for the default data/)' },
+  { key: 'adminToken', flag: 'admin-token', env: 'REPLENISH_ADMIN_TOKEN', kind: 'string', fallback: undefined, help: 'admin API token (environment only; or use `admin-tokens create`)', envOnly: true },
+  { key: 'timeZone', flag: 'time-zone', env: 'REPLENISH_TIME_ZONE', kind: 'zone', fallback: 'UTC', help: 'IANA time zone that decides what "today" is' },
+  { key: 'today', flag: 'today', env: 'REPLENISH_TODAY', kind: 'date', fallback: undefined, help: 'YYYY-MM-DD: pretend today is this date (tests and drills; never in production)' },
+  { key: 'currency', flag: 'currency', env: 'REPLENISH_CURRENCY', kind: 'currency', fallback: 'USD', help: 'default currency of new subscriptions (ISO 4217)' },
+  { key: 'maxSuccessiveSkips', flag: 'max-successive-skips', env: 'REPLENISH_MAX_SUCCESSIVE_SKIPS', kind: 'optional_count', fallback: undefined, help: 'successive skips allowed (unset: unlimited)' },
+  { key: 'maxTotalSkips', flag: 'max-total-skips', env: 'REPLENISH_MAX_TOTAL_SKIPS', kind: 'optional_count', fallback: undefined, help: 'total skips allowed (unset: unlimited)' },
+  { key: 'cancellationNoticeDays', flag: 'cancellation-notice-days', env: 'REPLENISH_CANCELLATION_NOTICE_DAYS', kind: 'count', fallback: '0', help: 'days of notice a cancel needs before the next date' },
+  { key: 'reprocessingIntervalHours', flag: 'reprocessing-interval-hours', env: 'REPLENISH_REPROCESSING_INTERVAL_HOURS', kind: 'positive', fallback: '24', help: 'hours between retries of a failed installment' },
+  { key: 'maxReprocessingDays', flag: 'max-reprocessing-days', env: 'REPLENISH_MAX_REPROCESSING_DAYS', kind: 'optional_count', fallback: undefined, help: 'days of failures before a subscription is canceled (unset: never)' },
+  { key: 'processEvery', flag: 'process-every', env: 'REPLENISH_PROCESS_EVERY', kind: 'count', fallback: '10', help: 'minutes between processor runs inside serve (0: off)' },
+  { key: 'maxBodyBytes', flag: 'max-body-bytes', env: 'REPLENISH_MAX_BODY_BYTES', kind: 'positive', fallback: '65536', help: 'largest request body accepted (413 above)' },
+  { key: 'metricsPublic', flag: 'metrics-public', env: 'REPLENISH_METRICS_PUBLIC', kind: 'bool', fallback: '0', help: '1: /metrics needs no admin token' },
+  { key: 'rateLimit', flag: 'rate-limit', env: 'REPLENISH_RATE_LIMIT', kind: 'count', fallback: '50', help: 'requests per second per API key (0: off)' },
+  { key: 'rateBurst', flag: 'rate-burst', env: 'REPLENISH_RATE_BURST', kind: 'positive', fallback: '100', help: 'burst size of the per-key rate limit' },
+  { key: 'authFailureLimit', flag: 'auth-failure-limit', env: 'REPLENISH_AUTH_FAILURE_LIMIT', kind: 'count', fallback: '20', help: 'bad keys per minute from one address before it is slowed down (0: off)' },
+  { key: 'headersTimeoutMs', flag: 'headers-timeout-ms', env: 'REPLENISH_HEADERS_TIMEOUT_MS', kind: 'positive', fallback: '10000', help: 'time a client has to send its headers' },
+  { key: 'requestTimeoutMs', flag: 'request-timeout-ms', env: 'REPLENISH_REQUEST_TIMEOUT_MS', kind: 'positive', fallback: '30000', help: 'time a client has to send its whole request' },
+  { key: 'keepAliveTimeoutMs', flag: 'keep-alive-timeout-ms', env: 'REPLENISH_KEEP_ALIVE_TIMEOUT_MS', kind: 'positive', fallback: '5000', help: 'idle keep-alive connections are closed after this' },
+  { key: 'synchronous', flag: 'synchronous', env: 'REPLENISH_SYNCHRONOUS', kind: 'sync', fallback: 'FULL', help: 'SQLite synchronous: FULL (survives power loss) or NORMAL' },
+  { key: 'webhookRetryBaseSeconds', flag: 'webhook-retry-base-seconds', env: 'REPLENISH_WEBHOOK_RETRY_BASE_SECONDS', kind: 'positive', fallback: '10', help: 'first webhook retry delay' },
+  { key: 'log', flag: 'log', env: 'REPLENISH_LOG', kind: 'log', fallback: 'json', help: 'access log: json (one line per request on stdout) or off' },
+]
+
+/** The flags every command understands, for node:util parseArgs. */
+export function parseArgsOptions(): Record<string, { type: 'string' }> {
+  const out: Record<string, { type: 'string' }> = {}
+  for (const o of OPTIONS) if (!o.envOnly) out[o.flag] = { type: 'string' }
+  return out
+}
+
+export function loadConfig(flags: Readonly<Record<string, unknown>>, env: Readonly<Record<string, string | undefined>>): Config {
+  const out: Record<string, unknown> = {}
+  for (const o of OPTIONS) {
+    const fromFlag = o.envOnly ? undefined : flags[o.flag]
+    const source = typeof fromFlag === 'string' ? `--${o.flag}` : o.env
+    const raw = typeof fromFlag === 'string' ? fromFlag : nonEmpty(env[o.env]) ?? o.fallback
+    out[o.key] = raw === undefined ? undefined : convert(o.kind, raw.trim(), source)
+  }
+  return Object.freeze(out as unknown as Config)
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === '' ? undefined : v
+}
+
+function convert(kind: Kind, raw: string, source: string): unknown {
+  const fail = (what: string): never => {
+    throw new ConfigError(`${source}: ${what}, got ${JSON.stringify(raw)}`)
+  }
+  const int = (min: number): number => {
+    if (!/^\d+$/.test(raw)) fail('expected a whole number')
+    const n = Number(raw)
+    if (!Number.isSafeInteger(n) || n < min) fail(`expected a whole number of at least ${min}`)
+    return n
+  }
+  switch (kind) {
+    case 'string':
+      return raw.length === 0 ? fail('expected a value') : raw
+    case 'db':
+      // The default data/ directory is made on first start; any other must already exist.
+      if (raw !== ':memory:' && raw !== 'data/replenish.db' && !existsSync(dirname(raw))) fail(`the directory ${dirname(raw)} does not exist`)
+      return raw
+    case 'port': {
+      const n = /^\d+$/.test(raw) ? Number(raw) : -1
+      return n >= 0 && n <= 65535 ? n : fail('expected a port number from 0 to 65535')
+    }
+    case 'count':
+    case 'optional_count':
+      return int(0)
+    case 'positive':
+      return int(1)
+    case 'bool':
+      if (/^(1|true|yes|on)$/i.test(raw)) return true
+      if (/^(0|false|no|off)$/i.test(raw)) return false
+      return fail('expected 1 or 0')
+    case 'date':
+      return isCalendarDate(raw) ? raw : fail('expected a real date as YYYY-MM-DD')
+    case 'zone':
+      return isTimeZone(raw) ? raw : fail('expected an IANA time zone such as UTC or Europe/Paris')
+    case 'currency':
+      return Intl.supportedValuesOf('currency').includes(raw.toUpperCase()) ? raw.toUpperCase() : fail('expected an ISO 4217 currency code')
+    case 'sync':
+      return /^(FULL|NORMAL)$/i.test(raw) ? raw.toUpperCase() : fail('expected FULL or NORMAL')
+    case 'log':
+      return /^(json|off)$/.test(raw) ? raw : fail('expected json or off')
+  }
+}
+
+function isCalendarDate(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
+  if (!m) return false
+  const d = new Date(`${s}T00:00:00Z`)
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s)
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,96 @@
+import type { IntervalUnit } from './dates.ts'
+
+export const STATES = ['active', 'pending_cancellation', 'canceled', 'inactive'] as const // paused is a flag (C8)
+export type State = (typeof STATES)[number]
+export type ProcessingState = 'pending' | 'success' | 'failed'
+
+export const ADDRESS_FIELDS = [
+  'firstname', 'lastname', 'company', 'address1', 'address2', 'city', 'zipcode', 'state_name', 'country_iso', 'phone',
+] as const
+export type AddressField = (typeof ADDRESS_FIELDS)[number]
+export type Address = Record<AddressField, string | null>
+
+/** A subscription as stored; field names follow the C3 representation. */
+export interface Subscription {
+  readonly id: number
+  readonly user_id: number
+  readonly state: State
+  readonly paused: boolean
+  readonly interval_length: number
+  readonly interval_units: IntervalUnit
+  readonly actionable_date: string | null
+  /** Day of month that month/year intervals come back to (C8); not shown to clients. */
+  readonly anchor_day: number | null
+  readonly end_date: string | null
+  readonly skip_count: number
+  readonly successive_skip_count: number
+  readonly payment_method_id: number | null
+  readonly payment_source_id: number | null
+  readonly currency: string
+  readonly processing_state: ProcessingState
+  readonly shipping_address: Address | null
+  readonly billing_address: Address | null
+  /** The service clock's date at creation: the base of C7's interval change rule. */
+  readonly created_on: string
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+export interface LineItem {
+  readonly id: number
+  readonly subscription_id: number
+  readonly subscribable_id: number
+  readonly quantity: number
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+/** The fields a change may set; the store fills ids and timestamps. */
+export type SubscriptionPatch = Partial<Omit<Subscription, 'id' | 'user_id' | 'created_on' | 'created_at' | 'updated_at'>>
+
+export interface User {
+  readonly id: number
+  readonly email: string
+  readonly external_id: string | null
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+export interface PaymentMethod {
+  readonly id: number
+  readonly name: string
+  readonly active: boolean
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+export interface PaymentSource {
+  readonly id: number
+  readonly user_id: number
+  readonly payment_method_id: number
+  readonly kind: string | null
+  readonly brand: string | null
+  readonly last_digits: string | null
+  readonly month: number | null
+  readonly year: number | null
+  readonly gateway_reference: string | null
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+export interface Subscribable {
+  readonly id: number
+  readonly sku: string
+  readonly name: string
+  readonly subscribable: boolean
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+export interface EventRecord {
+  readonly id: number
+  readonly type: string
+  readonly created_at: string
+  readonly subscription_id: number | null
+  readonly data: { readonly object: unknown }
+}

@@ -1,0 +1,38 @@
+import type { ServerResponse } from 'node:http'
+import { HttpError } from './http-error.ts'
+import type { Reply } from './types.ts'
+
+export const JSON_TYPE = 'application/json; charset=utf-8'
+
+export function send(res: ServerResponse, reply: Reply, requestId: string, closing: boolean): void {
+  const payload = reply.raw ?? (reply.contentType ? String(reply.body) : JSON.stringify(reply.body))
+  const headers: Record<string, string | number> = {
+    'content-type': reply.contentType ?? JSON_TYPE,
+    'content-length': Buffer.byteLength(payload),
+    'x-request-id': requestId,
+  }
+  if (reply.headers) Object.assign(headers, reply.headers)
+  if (closing) headers['connection'] = 'close'
+  res.writeHead(reply.status, headers)
+  res.end(payload)
+}
+
+/**
+ * The one place where an error becomes a status (STYLE 1). An HttpError is a 4xx the client
+ * caused and may read; anything else is a bug: logged with the request id, answered without
+ * its text (no stack, no SQL).
+ */
+export function errorReply(err: unknown, requestId: string, logError: (entry: object) => void): Reply {
+  if (err instanceof HttpError) {
+    return err.headers ? { status: err.status, body: err.body, headers: { ...err.headers } } : { status: err.status, body: err.body }
+  }
+  logError({
+    time: new Date().toISOString(),
+    level: 'error',
+    request_id: requestId,
+    error: err instanceof Error ? err.name : typeof err,
+    message: err instanceof Error ? err.message : String(err),
+    stack: err instanceof Error ? err.stack : undefined,
+  })
+  return { status: 500, body: { error: 'Internal server error', request_id: requestId } }
+}

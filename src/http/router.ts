@@ -1,0 +1,100 @@
+import type { Handler, Method, Route } from './types.ts'
+
+/** A route lookup answers with a handler, the methods a known path allows (405), or nothing (404). */
+export type Match =
+  | { readonly kind: 'found'; readonly handler: Handler; readonly route: string; readonly params: Record<string, string> }
+  | { readonly kind: 'method_not_allowed'; readonly allow: string }
+  | { readonly kind: 'not_found' }
+
+interface CompiledPath {
+  readonly template: string
+  readonly segments: readonly string[]
+  readonly handlers: Map<string, Handler>
+}
+
+const NOT_FOUND: Match = { kind: 'not_found' }
+
+/**
+ * Static paths are looked up in a map; templated ones (`:id`) are compared segment by segment
+ * among those with the same number of segments. The tables are small (dozens of routes), so
+ * this beats a regex per route and keeps 404/405 one lookup.
+ */
+export function createRouter(routes: readonly Route[]): (method: string, path: string) => Match {
+  const staticPaths = new Map<string, CompiledPath>()
+  const byLength = new Map<number, CompiledPath[]>()
+  const all = new Map<string, CompiledPath>()
+
+  for (const [method, template, handler] of routes) {
+    let compiled = all.get(template)
+    if (!compiled) {
+      compiled = { template, segments: template.split('/').slice(1), handlers: new Map() }
+      all.set(template, compiled)
+      if (template.includes('/:')) {
+        const list = byLength.get(compiled.segments.length) ?? []
+        list.push(compiled)
+        byLength.set(compiled.segments.length, list)
+      } else {
+        staticPaths.set(template, compiled)
+      }
+    }
+    addMethod(compiled, method, handler)
+  }
+  const allowOf = new Map<CompiledPath, string>()
+  for (const compiled of all.values()) allowOf.set(compiled, [...compiled.handlers.keys()].sort().join(', '))
+
+  return (method, rawPath) => {
+    const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath
+    let compiled = staticPaths.get(path)
+    let params: Record<string, string> = {}
+    if (!compiled) {
+      const segments = path.split('/').slice(1)
+      const candidates = byLength.get(segments.length)
+      if (candidates) {
+        for (const candidate of candidates) {
+          const found = matchSegments(candidate.segments, segments)
+          if (found) {
+            compiled = candidate
+            params = found
+            break
+          }
+        }
+      }
+    }
+    if (!compiled) return NOT_FOUND
+    const handler = compiled.handlers.get(method === 'HEAD' ? 'GET' : method)
+    if (!handler) return { kind: 'method_not_allowed', allow: allowOf.get(compiled) ?? '' }
+    return { kind: 'found', handler, route: compiled.template, params }
+  }
+}
+
+function addMethod(compiled: CompiledPath, method: Method, handler: Handler): void {
+  if (compiled.handlers.has(method)) throw new Error(`duplicate route ${method} ${compiled.template}`)
+  compiled.handlers.set(method, handler)
+  // Rails `resources` routes PUT and PATCH to the same update action (C1).
+  if (method === 'PATCH' && !compiled.handlers.has('PUT')) compiled.handlers.set('PUT', handler)
+}
+
+function matchSegments(template: readonly string[], actual: readonly string[]): Record<string, string> | null {
+  let params: Record<string, string> | null = null
+  for (let i = 0; i < template.length; i++) {
+    const want = template[i] as string
+    const got = actual[i] as string
+    if (want.charCodeAt(0) === 58 /* ':' */) {
+      if (got.length === 0) return null
+      params ??= {}
+      params[want.slice(1)] = safeDecode(got)
+    } else if (want !== got) {
+      return null
+    }
+  }
+  return params ?? {}
+}
+
+function safeDecode(segment: string): string {
+  if (!segment.includes('%')) return segment
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}

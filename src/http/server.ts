@@ -1,0 +1,128 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http'
+import { randomUUID } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import { createRouter } from './router.ts'
+import { EMPTY, parseBody, readBody } from './body.ts'
+import { HttpError, notFound } from './http-error.ts'
+import { errorReply, send } from './respond.ts'
+import type { AccessLogEntry, Ctx, Reply, Route } from './types.ts'
+
+export interface ServerOptions {
+  readonly routes: readonly Route[]
+  readonly maxBodyBytes: number
+  readonly headersTimeoutMs: number
+  readonly requestTimeoutMs: number
+  readonly keepAliveTimeoutMs: number
+  /** Called once per answered request: the access log and the metrics hang off it. */
+  readonly onResponse: (entry: AccessLogEntry) => void
+  readonly logError: (entry: object) => void
+}
+
+export interface RunningServer {
+  readonly server: http.Server
+  readonly url: string
+  /** Stop accepting, let in-flight requests finish (at most `graceMs`), close kept-alive sockets. */
+  close(graceMs: number): Promise<void>
+}
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/
+
+export function createHttpServer(options: ServerOptions): { server: http.Server; draining: () => void } {
+  const route = createRouter(options.routes)
+  let closing = false
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now()
+    const header = req.headers['x-request-id']
+    const requestId = typeof header === 'string' && SANE_REQUEST_ID.test(header) ? header : randomUUID()
+    const url = req.url ?? '/'
+    const q = url.indexOf('?')
+    const path = q === -1 ? url : url.slice(0, q)
+    const method = req.method ?? 'GET'
+    const match = route(method, path)
+    let template = match.kind === 'found' ? match.route : match.kind === 'not_found' ? 'unmatched' : path
+    let userId: number | null = null
+    let reply: Reply
+    try {
+      if (match.kind === 'not_found') throw notFound()
+      if (match.kind === 'method_not_allowed') {
+        template = 'unmatched'
+        throw new HttpError(405, { error: `Method ${method} is not allowed here` }, { allow: match.allow })
+      }
+      const raw = method === 'GET' || method === 'HEAD' ? EMPTY : await readBody(req, options.maxBodyBytes)
+      const body = parseBody(req.headers['content-type'], raw)
+      const ctx: Ctx = {
+        req,
+        method,
+        path,
+        route: match.route,
+        params: match.params,
+        query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
+        body: body.value,
+        bodyKind: body.kind,
+        rawBody: raw,
+        requestId,
+        userId: null,
+      }
+      try {
+        reply = await match.handler(ctx)
+      } finally {
+        userId = ctx.userId
+      }
+    } catch (err) {
+      reply = errorReply(err, requestId, options.logError)
+    }
+    if (!res.headersSent && !res.destroyed) send(res, reply, requestId, closing)
+    options.onResponse({
+      time: new Date().toISOString(),
+      method,
+      route: template,
+      status: reply.status,
+      ms: Math.round((performance.now() - started) * 1000) / 1000,
+      request_id: requestId,
+      user_id: userId,
+    })
+  }
+
+  const server = http.createServer(
+    {
+      headersTimeout: options.headersTimeoutMs,
+      requestTimeout: options.requestTimeoutMs,
+      keepAliveTimeout: options.keepAliveTimeoutMs,
+    },
+    (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        options.logError({ time: new Date().toISOString(), level: 'error', message: String(err) })
+        if (!res.headersSent) res.writeHead(500).end()
+      })
+    },
+  )
+  return { server, draining: () => { closing = true } }
+}
+
+export function listen(options: ServerOptions, host: string, port: number): Promise<RunningServer> {
+  const { server, draining } = createHttpServer(options)
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      const address = server.address() as AddressInfo
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+      resolve({
+        server,
+        url: `http://${shownHost}:${address.port}`,
+        close: (graceMs) =>
+          new Promise<void>((done) => {
+            draining()
+            const force = setTimeout(() => server.closeAllConnections(), graceMs)
+            force.unref()
+            server.close(() => {
+              clearTimeout(force)
+              done()
+            })
+            server.closeIdleConnections()
+          }),
+      })
+    })
+  })
+}

@@ -1,0 +1,48 @@
+import type { IncomingMessage } from 'node:http'
+
+/** What a handler sees of a request. Body and query are parsed before the handler runs. */
+export interface Ctx {
+  readonly req: IncomingMessage
+  readonly method: string
+  readonly path: string
+  /** The route template, e.g. `/api/v1/subscriptions/:id` (logs and metrics use it). */
+  readonly route: string
+  readonly params: Readonly<Record<string, string>>
+  readonly query: URLSearchParams
+  /** Parsed JSON or form body; `undefined` when the request had no body. */
+  readonly body: unknown
+  /** How the body was encoded: JSON bodies get Rails-style root wrapping (C1), forms do not. */
+  readonly bodyKind: 'json' | 'form' | 'none'
+  /** The raw body bytes (idempotency fingerprints hash them). */
+  readonly rawBody: Buffer
+  readonly requestId: string
+  /** Set by authentication so the access log can name the caller. */
+  userId: number | null
+}
+
+export interface Reply {
+  status: number
+  body: unknown
+  headers?: Record<string, string>
+  /** A pre-serialised JSON body (idempotent replays send the stored bytes). */
+  raw?: string
+  /** Content type for non-JSON answers (`/metrics`). */
+  contentType?: string
+}
+
+export type Handler = (ctx: Ctx) => Reply | Promise<Reply>
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
+
+/** `[method, path template, handler]`: PATCH routes answer PUT too (C1). */
+export type Route = readonly [Method, string, Handler]
+
+export interface AccessLogEntry {
+  time: string
+  method: string
+  route: string
+  status: number
+  ms: number
+  request_id: string
+  user_id: number | null
+}

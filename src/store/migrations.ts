@@ -1,0 +1,182 @@
+import type { DatabaseSync } from 'node:sqlite'
+
+/**
+ * Forward-only migrations, compiled into the binary (the SEA ships no asset files). The
+ * database's `PRAGMA user_version` is the last one applied; each is applied in its own
+ * transaction.
+ */
+export interface Migration {
+  readonly version: number
+  readonly name: string
+  readonly sql: string
+}
+
+export class DatabaseTooNewError extends Error {
+  override readonly name = 'DatabaseTooNewError'
+  readonly databaseVersion: number
+  readonly binaryVersion: number
+  constructor(databaseVersion: number, binaryVersion: number) {
+    super(
+      `the database schema is version ${databaseVersion}, newer than this replenish understands (version ${binaryVersion}); ` +
+        'run a newer replenish or restore a backup made for this version',
+    )
+    this.databaseVersion = databaseVersion
+    this.binaryVersion = binaryVersion
+  }
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'customers, catalog and subscriptions',
+    sql: `
+      CREATE TABLE users (
+        id INTEGER PRIMARY KEY,
+        email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        external_id TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE api_keys (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        key_hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        revoked_at TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX api_keys_user ON api_keys(user_id);
+      CREATE TABLE admin_tokens (
+        id INTEGER PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE payment_methods (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        active INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE payment_sources (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        payment_method_id INTEGER NOT NULL REFERENCES payment_methods(id),
+        kind TEXT, brand TEXT, last_digits TEXT, month INTEGER, year INTEGER, gateway_reference TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX payment_sources_user ON payment_sources(user_id);
+      CREATE TABLE subscribables (
+        id INTEGER PRIMARY KEY,
+        sku TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        subscribable INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE subscriptions (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        state TEXT NOT NULL,
+        paused INTEGER NOT NULL DEFAULT 0,
+        interval_length INTEGER NOT NULL,
+        interval_units TEXT NOT NULL,
+        actionable_date TEXT,
+        anchor_day INTEGER,
+        end_date TEXT,
+        skip_count INTEGER NOT NULL DEFAULT 0,
+        successive_skip_count INTEGER NOT NULL DEFAULT 0,
+        payment_method_id INTEGER,
+        payment_source_id INTEGER,
+        currency TEXT NOT NULL,
+        processing_state TEXT NOT NULL DEFAULT 'pending',
+        shipping_address TEXT,
+        billing_address TEXT,
+        created_on TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX subscriptions_user ON subscriptions(user_id, id);
+      CREATE INDEX subscriptions_due ON subscriptions(actionable_date) WHERE state IN ('active', 'pending_cancellation');
+      CREATE TABLE line_items (
+        id INTEGER PRIMARY KEY,
+        subscription_id INTEGER NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+        subscribable_id INTEGER NOT NULL REFERENCES subscribables(id),
+        quantity INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX line_items_subscription ON line_items(subscription_id, id);
+      CREATE INDEX line_items_subscribable ON line_items(subscribable_id);
+      CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        type TEXT NOT NULL,
+        subscription_id INTEGER,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX events_subscription ON events(subscription_id, id);
+      CREATE TABLE installments (
+        id INTEGER PRIMARY KEY,
+        subscription_id INTEGER NOT NULL REFERENCES subscriptions(id),
+        due_date TEXT NOT NULL,
+        state TEXT NOT NULL,
+        retry_at TEXT,
+        first_failed_at TEXT,
+        line_items TEXT NOT NULL,
+        shipping_address TEXT,
+        billing_address TEXT,
+        payment_method_id INTEGER,
+        payment_source_id INTEGER,
+        currency TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (subscription_id, due_date)
+      ) STRICT;
+      CREATE INDEX installments_state ON installments(state, retry_at);
+      CREATE TABLE installment_attempts (
+        id INTEGER PRIMARY KEY,
+        installment_id INTEGER NOT NULL REFERENCES installments(id),
+        result TEXT NOT NULL,
+        order_reference TEXT,
+        message TEXT,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX installment_attempts_installment ON installment_attempts(installment_id, id);
+      CREATE TABLE idempotency_keys (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (scope, key)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX idempotency_keys_age ON idempotency_keys(created_at);
+    `,
+  },
+]
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0
+
+export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
+  const target = migrations[migrations.length - 1]?.version ?? 0
+  const current = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version
+  if (current > target) throw new DatabaseTooNewError(current, target)
+  for (const m of migrations) {
+    if (m.version <= current) continue
+    db.exec('BEGIN IMMEDIATE')
+    try {
+      db.exec(m.sql)
+      db.exec(`PRAGMA user_version = ${m.version}`)
+      db.exec('COMMIT')
+    } catch (err) {
+      db.exec('ROLLBACK')
+      throw err
+    }
+  }
+  return { from: current, to: target }
+}

@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { TestContext } from 'node:test'
+import { loadConfig, type Config } from '../../src/config.ts'
+import { listen, type RunningServer } from '../../src/http/server.ts'
+import { RequestMetrics } from '../../src/http/metrics.ts'
+import { buildApp, buildRoutes } from '../../src/cli/app.ts'
+import { openStore, type Store } from '../../src/store/store.ts'
+import { sha256 } from '../../src/api/shared/auth.ts'
+import { newApiKey } from '../../src/admin/users.ts'
+import type { App } from '../../src/api/shared/app.ts'
+import type { AccessLogEntry } from '../../src/http/types.ts'
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789'
+
+export interface TestServer {
+  readonly url: string
+  readonly app: App
+  readonly store: Store
+  readonly config: Config
+  /** Access log entries and logged errors, in order. */
+  readonly log: AccessLogEntry[]
+  readonly errors: object[]
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>
+  close(): Promise<void>
+}
+
+export interface RequestOptions {
+  /** An API key or admin token, sent as `Authorization: Bearer …`. */
+  key?: string | undefined
+  /** A JSON body (object or any value), sent as application/json. */
+  json?: unknown
+  /** A form body (already encoded), sent as application/x-www-form-urlencoded. */
+  form?: string
+  /** A raw body with its own content type (set it in headers). */
+  raw?: string | Buffer
+  headers?: Record<string, string>
+}
+
+export interface TestResponse {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  /** The parsed JSON body (undefined when the body is not JSON). */
+  readonly body: any
+}
+
+/**
+ * A real server on 127.0.0.1, port 0, on a fresh temporary database, closed after the test.
+ * `env` sets REPLENISH_* values as the environment would (REPLENISH_TODAY, limits, …).
+ */
+export async function startTestServer(t: TestContext | undefined, env: Record<string, string> = {}, storeOptions: { beforeCommit?: () => void } = {}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-test-'))
+  const config = loadConfig({}, {
+    REPLENISH_DB: join(dir, 'test.db'),
+    REPLENISH_PORT: '0',
+    REPLENISH_ADMIN_TOKEN: ADMIN_TOKEN,
+    REPLENISH_LOG: 'off',
+    REPLENISH_RATE_LIMIT: '0',
+    REPLENISH_AUTH_FAILURE_LIMIT: '0',
+    REPLENISH_PROCESS_EVERY: '0',
+    ...env,
+  })
+  const store = openStore(config.db, { synchronous: config.synchronous, createDirectory: false, ...storeOptions })
+  const app = buildApp(config, store)
+  const log: AccessLogEntry[] = []
+  const errors: object[] = []
+  const metrics = new RequestMetrics()
+  const server: RunningServer = await listen(
+    {
+      routes: buildRoutes(app, metrics, [], () => undefined),
+      maxBodyBytes: config.maxBodyBytes,
+      headersTimeoutMs: config.headersTimeoutMs,
+      requestTimeoutMs: config.requestTimeoutMs,
+      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      onResponse: (e) => {
+        metrics.observe(e)
+        log.push(e)
+      },
+      logError: (e) => errors.push(e),
+    },
+    '127.0.0.1',
+    0,
+  )
+  let closed = false
+  const close = async (): Promise<void> => {
+    if (closed) return
+    closed = true
+    await server.close(1000)
+    store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  t?.after(close)
+  return {
+    url: server.url,
+    app,
+    store,
+    config,
+    log,
+    errors,
+    close,
+    request: (method, path, options = {}) => request(server.url, method, path, options),
+  }
+}
+
+export async function request(base: string, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) }
+  if (options.key !== undefined) headers['authorization'] = `Bearer ${options.key}`
+  let body: string | Buffer | undefined
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json)
+    headers['content-type'] ??= 'application/json'
+  } else if (options.form !== undefined) {
+    body = options.form
+    headers['content-type'] ??= 'application/x-www-form-urlencoded'
+  } else if (options.raw !== undefined) {
+    body = options.raw
+  }
+  const res = await fetch(base + path, { method, headers, body })
+  const text = await res.text()
+  let parsed: unknown
+  try {
+    parsed = text.length > 0 ? JSON.parse(text) : undefined
+  } catch {
+    parsed = undefined
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed }
+}
+
+// ---- seeding straight into the store (fast, and independent of the admin API under test) -------
+
+export interface SeededUser {
+  readonly id: number
+  readonly key: string
+}
+
+let emailCounter = 0
+
+export async function seedUser(store: Store): Promise<SeededUser> {
+  const key = newApiKey()
+  const id = await store.write(() => {
+    const user = store.accounts.createUser(`user${++emailCounter}-${Date.now()}@example.com`, null)
+    store.accounts.createApiKey(user.id, sha256(key), key.slice(0, 8))
+    return user.id
+  })
+  return { id, key }
+}
+
+export async function seedSubscribable(store: Store, options: { subscribable?: boolean } = {}): Promise<number> {
+  return store.write(() => store.catalog.createSubscribable(`SKU-${++emailCounter}-${Date.now()}`, 'Coffee', options.subscribable ?? true).id)
+}
+
+export async function seedPayment(store: Store, userId: number, options: { active?: boolean } = {}): Promise<{ methodId: number; sourceId: number }> {
+  return store.write(() => {
+    const method = store.catalog.createPaymentMethod('Card', options.active ?? true)
+    const source = store.catalog.createPaymentSource({
+      user_id: userId, payment_method_id: method.id, kind: 'card', brand: 'visa', last_digits: '4242', month: 1, year: 2030, gateway_reference: null,
+    })
+    return { methodId: method.id, sourceId: source.id }
+  })
+}
+
+/** A subscription made through the API (so it is exactly what a client would have). */
+export async function createSubscription(server: TestServer, key: string, attrs: Record<string, unknown> = {}): Promise<any> {
+  const res = await server.request('POST', '/api/v1/subscriptions', { key, json: { subscription: { interval_length: 1, ...attrs } } })
+  if (res.status !== 200) throw new Error(`createSubscription: ${res.status} ${res.text}`)
+  return res.body
+}
+
+/** The count of rows in a table (for "a 422 creates nothing"). */
+export function countRows(store: Store, table: string): number {
+  return (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+}
+
+/** Every row of every table: compare before and after to prove a request changed nothing. */
+export function snapshot(store: Store): string {
+  const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name)
+  return JSON.stringify(tables.map((t) => [t, store.db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all()]))
+}
