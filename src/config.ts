@@ -3,8 +3,11 @@
  * A bad value throws ConfigError naming the flag or variable it came from; main.ts turns that
  * into exit status 2.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
+
+/** Made (with its directory) on first start; any other location's directory must already exist. */
+export const DEFAULT_DB = 'data/replenish.db'
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError'
@@ -48,13 +51,14 @@ export interface Config {
   readonly synchronous: 'FULL' | 'NORMAL'
   readonly webhookRetryBaseSeconds: number
   readonly log: 'json' | 'off'
+  readonly trustProxy: boolean
 }
 
 export const OPTIONS: readonly OptionSpec[] = [
   { key: 'host', flag: 'host', env: 'REPLENISH_HOST', kind: 'string', fallback: '127.0.0.1', help: 'address to listen on' },
   { key: 'port', flag: 'port', env: 'REPLENISH_PORT', kind: 'port', fallback: '8080', help: 'port to listen on (0 picks a free one)' },
-  { key: 'db', flag: 'db', env: 'REPLENISH_DB', kind: 'db', fallback: 'data/replenish.db', help: 'SQLite database file (its directory must exist, except for the default data/)' },
-  { key: 'adminToken', flag: 'admin-token', env: 'REPLENISH_ADMIN_TOKEN', kind: 'string', fallback: undefined, help: 'admin API token (environment only; or use `admin-tokens create`)', envOnly: true },
+  { key: 'db', flag: 'db', env: 'REPLENISH_DB', kind: 'db', fallback: DEFAULT_DB, help: 'SQLite database file (its directory must exist, except for the default data/)' },
+  { key: 'adminToken', flag: 'admin-token', env: 'REPLENISH_ADMIN_TOKEN', kind: 'string', fallback: undefined, help: 'admin API token; environment only, as a flag would show in `ps` (or use `admin-tokens create`)', envOnly: true },
   { key: 'timeZone', flag: 'time-zone', env: 'REPLENISH_TIME_ZONE', kind: 'zone', fallback: 'UTC', help: 'IANA time zone that decides what "today" is' },
   { key: 'today', flag: 'today', env: 'REPLENISH_TODAY', kind: 'date', fallback: undefined, help: 'YYYY-MM-DD: pretend today is this date (tests and drills; never in production)' },
   { key: 'currency', flag: 'currency', env: 'REPLENISH_CURRENCY', kind: 'currency', fallback: 'USD', help: 'default currency of new subscriptions (ISO 4217)' },
@@ -75,6 +79,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'synchronous', flag: 'synchronous', env: 'REPLENISH_SYNCHRONOUS', kind: 'sync', fallback: 'FULL', help: 'SQLite synchronous: FULL (survives power loss) or NORMAL' },
   { key: 'webhookRetryBaseSeconds', flag: 'webhook-retry-base-seconds', env: 'REPLENISH_WEBHOOK_RETRY_BASE_SECONDS', kind: 'positive', fallback: '10', help: 'first webhook retry delay' },
   { key: 'log', flag: 'log', env: 'REPLENISH_LOG', kind: 'log', fallback: 'json', help: 'access log: json (one line per request on stdout) or off' },
+  { key: 'trustProxy', flag: 'trust-proxy', env: 'REPLENISH_TRUST_PROXY', kind: 'bool', fallback: '0', help: '1: behind a reverse proxy, the client address is the last X-Forwarded-For entry' },
 ]
 
 /** The flags every command understands, for node:util parseArgs. */
@@ -92,8 +97,20 @@ export function loadConfig(flags: Readonly<Record<string, unknown>>, env: Readon
     const raw = typeof fromFlag === 'string' ? fromFlag : nonEmpty(env[o.env]) ?? o.fallback
     out[o.key] = raw === undefined ? undefined : convert(o.kind, raw.trim(), source)
   }
-  return Object.freeze(out as unknown as Config)
+  const config = out as unknown as Config
+  // node:http refuses a headers timeout longer than the request timeout; say so in our words.
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    const name = (key: keyof Config): string => {
+      const o = OPTIONS.find((x) => x.key === key) as OptionSpec
+      return typeof flags[o.flag] === 'string' ? `--${o.flag}` : o.env
+    }
+    throw new ConfigError(`${name('headersTimeoutMs')}: must not be longer than ${name('requestTimeoutMs')} (${config.headersTimeoutMs} > ${config.requestTimeoutMs})`)
+  }
+  return Object.freeze(config)
 }
+
+/** REPLENISH_* names the service reads; main.ts warns about others (a typo is otherwise silent). */
+export const KNOWN_VARIABLES: ReadonlySet<string> = new Set(OPTIONS.map((o) => o.env))
 
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v
@@ -114,7 +131,9 @@ function convert(kind: Kind, raw: string, source: string): unknown {
       return raw.length === 0 ? fail('expected a value') : raw
     case 'db':
       // The default data/ directory is made on first start; any other must already exist.
-      if (raw !== ':memory:' && raw !== 'data/replenish.db' && !existsSync(dirname(raw))) fail(`the directory ${dirname(raw)} does not exist`)
+      if (raw === ':memory:' || raw === DEFAULT_DB) return raw
+      if (!existsSync(dirname(raw))) fail(`the directory ${dirname(raw)} does not exist`)
+      if (existsSync(raw) && statSync(raw).isDirectory()) fail('expected a file, not a directory')
       return raw
     case 'port': {
       const n = /^\d+$/.test(raw) ? Number(raw) : -1

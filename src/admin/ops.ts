@@ -25,7 +25,7 @@ export function opsRoutes(app: App, metrics: RequestMetrics, sources: readonly M
       if (!app.config.metricsPublic) authenticateAdmin(app, ctx)
       const mem = process.memoryUsage()
       const lines = [
-        metrics.render(),
+        metrics.render().trimEnd(),
         '# HELP replenish_process_resident_memory_bytes Resident set size.',
         '# TYPE replenish_process_resident_memory_bytes gauge',
         `replenish_process_resident_memory_bytes ${mem.rss}`,
@@ -35,9 +35,9 @@ export function opsRoutes(app: App, metrics: RequestMetrics, sources: readonly M
         '# HELP replenish_database_size_bytes Size of the SQLite database.',
         '# TYPE replenish_database_size_bytes gauge',
         `replenish_database_size_bytes ${app.store.sizeBytes()}`,
-        ...sources.map((s) => s()),
+        ...sources.map((s) => s().trimEnd()).filter((text) => text.length > 0),
       ]
-      return { status: 200, body: lines.join('\n').replace(/\n+$/, '') + '\n', contentType: 'text/plain; version=0.0.4; charset=utf-8' }
+      return { status: 200, body: lines.join('\n') + '\n', contentType: 'text/plain; version=0.0.4; charset=utf-8' }
     }],
   ]
 }

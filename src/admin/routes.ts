@@ -4,6 +4,7 @@ import { endpoint, type ApiHandler } from '../api/shared/endpoint.ts'
 import * as u from './users.ts'
 import * as c from './catalog.ts'
 import * as s from './subscriptions.ts'
+import * as i from './installments.ts'
 
 const A = '/admin/api/v1'
 
@@ -36,6 +37,9 @@ export function adminRoutes(app: App): Route[] {
     ['POST', `${A}/subscriptions/:id/pause`, r(s.pauseSubscription)],
     ['POST', `${A}/subscriptions/:id/resume`, r(s.resumeSubscription)],
     ['POST', `${A}/subscriptions/:id/activate`, r(s.activateSubscription)],
+    ['GET', `${A}/installments`, r(i.listInstallments)],
+    ['GET', `${A}/installments/:id`, r(i.showInstallment)],
+    ['POST', `${A}/installments/:id/outcome`, r(i.recordInstallmentOutcome)],
     ['GET', `${A}/events`, r(s.eventFeed)],
   ]
 }

@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts'
+import { DEFAULT_DB, type Config } from '../config.ts'
 import { serviceClock } from '../clock.ts'
 import { openStore, type Store } from '../store/store.ts'
 import type { App } from '../api/shared/app.ts'
@@ -8,8 +8,8 @@ import { customerRoutes } from '../api/v1/routes.ts'
 import { adminRoutes } from '../admin/routes.ts'
 import { opsRoutes, type MetricsSource } from '../admin/ops.ts'
 import type { RequestMetrics } from '../http/metrics.ts'
-
-export const DEFAULT_DB = 'data/replenish.db'
+import { transitionHooks } from '../api/shared/subscription-actions.ts'
+import { abandonOnCancel } from '../processing/installment-actions.ts'
 
 /** Opens the store the configuration names; only the default location has its directory made for it. */
 export function openConfiguredStore(config: Config, extra: { beforeCommit?: () => void } = {}): Store {
@@ -18,6 +18,8 @@ export function openConfiguredStore(config: Config, extra: { beforeCommit?: () =
 
 /** The composition root: everything a handler may use, built once. */
 export function buildApp(config: Config, store: Store): App {
+  // C9: a cancel abandons the subscription's pending and retrying installments in the same unit.
+  transitionHooks.onCanceled = (app, sub) => abandonOnCancel(app.store, sub)
   return {
     config,
     store,

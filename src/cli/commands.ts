@@ -1,3 +1,5 @@
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import type { Config } from '../config.ts'
 import { sha256 } from '../api/shared/auth.ts'
 import { newAdminToken, newApiKey } from '../admin/users.ts'
@@ -21,9 +23,20 @@ export function migrateCommand(config: Config, out: Out): number {
 /** `replenish backup FILE`: a consistent copy, safe while `serve` is running on the same file. */
 export async function backupCommand(config: Config, target: string | undefined, out: Out): Promise<number> {
   if (!target) throw new UsageError('backup needs a target file: replenish backup FILE')
+  if (!existsSync(config.db)) throw new UsageError(`there is no database at ${config.db} to back up`)
+  if (!existsSync(dirname(target))) throw new UsageError(`cannot write the backup: the directory ${dirname(target)} does not exist`)
+  if (existsSync(target) && statSync(target).isDirectory()) throw new UsageError(`cannot write the backup: ${target} is a directory`)
+  if (resolve(target) === resolve(config.db)) throw new UsageError('the backup cannot be the database itself')
+  // Written beside the target and renamed into place: an interrupted backup never leaves a torn
+  // file under the target's name, and an older backup there is replaced only by a whole one.
+  const partial = `${target}.partial-${process.pid}`
   const store = openConfiguredStore(config)
   try {
-    await store.backup(target)
+    await store.backup(partial)
+    renameSync(partial, target)
+  } catch (err) {
+    rmSync(partial, { force: true })
+    throw err
   } finally {
     store.close()
   }

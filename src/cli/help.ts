@@ -1,11 +1,17 @@
 import { OPTIONS } from '../config.ts'
 
+/** What a value looks like, by the kind of option (the help shows `--port PORT`, not `--port <string>`). */
+const METAVAR: Readonly<Record<string, string>> = {
+  db: 'FILE', string: 'VALUE', port: 'PORT', count: 'N', positive: 'N', optional_count: 'N', bool: '0|1',
+  date: 'YYYY-MM-DD', zone: 'ZONE', currency: 'CODE', sync: 'FULL|NORMAL', log: 'json|off',
+}
+
+/** The whole manual: every command, flag and REPLENISH_* variable with its default, and the exit statuses. */
 export function helpText(version: string): string {
-  const width = Math.max(...OPTIONS.map((o) => o.env.length))
-  const vars = OPTIONS.map((o) => {
-    const flag = o.envOnly ? '(environment only)' : `--${o.flag}`
+  const options = OPTIONS.flatMap((o) => {
+    const flag = o.envOnly ? '(no flag)' : `--${o.flag} ${o.key === 'host' ? 'HOST' : (METAVAR[o.kind] ?? 'VALUE')}`
     const fallback = o.fallback === undefined ? 'unset' : o.fallback
-    return `  ${o.env.padEnd(width)}  ${flag.padEnd(30)} ${o.help} [default: ${fallback}]`
+    return [`  ${flag.padEnd(32)} ${o.env.padEnd(38)} default: ${fallback}`, `      ${o.help}`]
   })
   return [
     `replenish ${version}: recurring-delivery subscriptions, one binary, one SQLite file`,
@@ -13,21 +19,32 @@ export function helpText(version: string): string {
     'Usage: replenish COMMAND [flags]',
     '',
     'Commands:',
-    '  serve [--demo]               run the HTTP API (and the processor on its schedule);',
-    '                               --demo seeds a demo user, key and catalog into an empty database',
-    '  process [--as-of YYYY-MM-DD] turn due subscriptions into installments once, then exit',
-    '  migrate                      create or upgrade the database schema, then exit',
-    '  backup FILE                  write a consistent copy of the database (safe while serving)',
-    '  admin-tokens create          make an admin API token (printed once, last line of stdout)',
-    '  users create --email ADDR    make a customer',
-    '  keys create --user ID        make an API key for a customer (printed once, last line)',
-    '  --help, -h                   this text',
-    '  --version, -v                the version',
+    '  serve [--demo]                run the HTTP API, and the processor on its schedule; --demo seeds',
+    '                                a demo user, key, catalog and payment source into an empty database',
+    '  process [--as-of YYYY-MM-DD]  turn due subscriptions into installments once, then exit',
+    '  migrate                       create or upgrade the database schema, then exit',
+    '  backup FILE                   write a consistent copy of the database (safe while serve runs)',
+    '  admin-tokens create           make an admin API token (printed once, alone on the last line)',
+    '  users create --email ADDRESS  make a customer (its id alone on the last line)',
+    '  keys create --user ID         make an API key for a customer (printed once, alone on the last line)',
+    '  help, --help, -h              this text',
+    '  --version, -v                 the version',
     '',
-    'Configuration: flags win over REPLENISH_* variables, which win over defaults.',
-    ...vars,
+    'Configuration: a flag wins over its REPLENISH_* variable, which wins over the default. Every',
+    'command reads all of it; a bad value stops the command with status 2 before anything happens.',
     '',
-    'Exit status: 0 done; 1 unexpected failure; 2 bad command, flag or configuration value;',
-    '3 database cannot be used (newer schema than this binary, or unreadable).',
+    ...options,
+    '',
+    'Serving: GET /healthz (process up), GET /readyz (database answers), GET /metrics (Prometheus',
+    'text; needs the admin token unless REPLENISH_METRICS_PUBLIC=1). One JSON line per request on',
+    'stdout after the "replenish listening on URL" line. SIGTERM or SIGINT stops accepting, lets',
+    'requests in flight finish (at most 10 s), closes the database and exits 0; a second signal',
+    'stops at once.',
+    '',
+    'Exit status:',
+    '  0  done',
+    '  1  failure at run time (the port is taken, an unexpected error)',
+    '  2  bad command, flag or configuration value',
+    '  3  the database cannot be used (schema newer than this binary, not a database, no directory)',
   ].join('\n')
 }

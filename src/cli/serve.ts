@@ -4,6 +4,7 @@ import { RequestMetrics } from '../http/metrics.ts'
 import { bufferedLineLog } from '../http/line-log.ts'
 import { buildApp, buildRoutes, openConfiguredStore } from './app.ts'
 import { seedDemo } from './demo.ts'
+import { processingForServe } from '../processing/in-serve.ts'
 
 export interface ServeIo {
   readonly out: (line: string) => void
@@ -21,7 +22,8 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
   const metrics = new RequestMetrics()
   const stdout = bufferedLineLog((chunk) => io.out(chunk.replace(/\n$/, '')))
   const errors = bufferedLineLog((chunk) => io.err(chunk.replace(/\n$/, '')))
-  const routes = buildRoutes(app, metrics, [], () => undefined)
+  const processing = processingForServe(store, app.clock, config.processEvery, (entry) => errors.write(entry))
+  const routes = buildRoutes(app, metrics, [processing.metrics], processing.readiness)
   const server = await listen(
     {
       routes,
@@ -37,13 +39,18 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
     },
     config.host,
     config.port,
-  )
+  ).catch((err: unknown) => {
+    store.close() // the port is taken, say: leave the database as cleanly as we found it
+    throw err
+  })
   io.out(`replenish listening on ${server.url}`)
   if (options.demo) for (const line of await seedDemo(store, server.url)) io.err(line)
+  processing.start()
 
   const signal = await io.stopSignal
   io.err(`replenish: ${signal} received, finishing in-flight requests`)
-  await server.close(SHUTDOWN_GRACE_MS)
+  // A processor run stops after its current batch; the database closes only after both.
+  await Promise.all([server.close(SHUTDOWN_GRACE_MS), processing.stop()])
   stdout.flush()
   errors.flush()
   store.close()

@@ -19,6 +19,7 @@ export function readAddress(
   if (raw === null || raw === '') return null
   if (!isRecord(raw)) return errors.add(prefix, 'invalid')
   const out = {} as Address
+  const invalid = new Set<string>()
   for (const field of ADDRESS_FIELDS) {
     const given = raw[field]
     let value: string | null
@@ -28,13 +29,15 @@ export function readAddress(
     else if (typeof given === 'number' && Number.isFinite(given)) value = String(given)
     else {
       errors.add(`${prefix}.${field}`, 'invalid')
+      invalid.add(field)
       continue
     }
     if (value !== null && value.length === 0) value = null
     if (value !== null && value.length > MAX_LENGTH) errors.add(`${prefix}.${field}`, 'too_long', MAX_LENGTH)
     out[field] = value
   }
-  for (const field of REQUIRED) if (out[field] === null || out[field] === undefined) errors.add(`${prefix}.${field}`, 'blank')
+  // A field already refused as invalid is not also reported blank: one reason per field is clearer.
+  for (const field of REQUIRED) if (!invalid.has(field) && (out[field] === null || out[field] === undefined)) errors.add(`${prefix}.${field}`, 'blank')
   const country = out.country_iso
   if (country) {
     if (/^[A-Za-z]{2}$/.test(country)) out.country_iso = country.toUpperCase()

@@ -40,17 +40,22 @@ function format(year: number, month: number, day: number): string {
   return `${String(year).padStart(4, '0')}-${month < 10 ? '0' : ''}${month}-${day < 10 ? '0' : ''}${day}`
 }
 
-export function addDays(date: string, days: number): string {
+/** Milliseconds of the date's UTC midnight. setUTCFullYear, because Date.UTC maps years 0–99 to 1900–1999. */
+function epochMs(date: string): number {
   const [y, m, d] = parts(date)
-  const t = new Date(Date.UTC(y, m - 1, d) + days * DAY_MS)
+  const t = new Date(0)
+  t.setUTCFullYear(y, m - 1, d)
+  return t.getTime()
+}
+
+export function addDays(date: string, days: number): string {
+  const t = new Date(epochMs(date) + days * DAY_MS)
   return format(t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate())
 }
 
 /** Days from `a` to `b` (positive when b is later). */
 export function daysBetween(a: string, b: string): number {
-  const [ay, am, ad] = parts(a)
-  const [by, bm, bd] = parts(b)
-  return Math.round((Date.UTC(by, bm - 1, bd) - Date.UTC(ay, am - 1, ad)) / DAY_MS)
+  return Math.round((epochMs(b) - epochMs(a)) / DAY_MS)
 }
 
 /**

@@ -67,13 +67,18 @@ function readEndDate(raw: unknown, today: string, errors: FieldErrors): string |
 
 /**
  * C6 payment rules. `undefined`: nothing said; `null`: both explicitly cleared; otherwise both
- * ids. Every failure is the one `payment_source_type` message.
+ * ids. Every failure is the one `payment_source_type` message. `hasPayment`: the subscription
+ * already holds a pair, so one blank id alone would clear half of it.
  */
-function readPayment(attrs: Record<string, unknown>, ctx: InputContext, errors: FieldErrors): { method: number; source: number } | null | undefined {
+function readPayment(attrs: Record<string, unknown>, ctx: InputContext, errors: FieldErrors, hasPayment: boolean): { method: number; source: number } | null | undefined {
   const methodRaw = attrs['payment_method_id']
   const sourceRaw = attrs['payment_source_id']
   if (methodRaw === undefined && sourceRaw === undefined) return undefined
-  if (!given(methodRaw) && !given(sourceRaw)) return methodRaw !== undefined && sourceRaw !== undefined ? null : errors.add('payment_source_type', 'invalid_payment')
+  if (!given(methodRaw) && !given(sourceRaw)) {
+    if (methodRaw !== undefined && sourceRaw !== undefined) return null
+    // One blank id (an empty form field) with nothing stored leaves both absent, as Rails' nil would.
+    return hasPayment ? errors.add('payment_source_type', 'invalid_payment') : undefined
+  }
   const method = readId(methodRaw)
   const source = readId(sourceRaw)
   if (method === undefined || source === undefined || !ctx.lookups.paymentIsValid(method, source, ctx.userId)) {
@@ -127,12 +132,12 @@ export function validateCreate(attrs: Record<string, unknown>, ctx: InputContext
   const endDate = readEndDate(attrs['end_date'], ctx.today, errors)
   let currency = defaultCurrency
   if (given(attrs['currency'])) currency = currencyCode(attrs['currency']) ?? errors.add('currency', 'invalid_currency') ?? defaultCurrency
-  const payment = readPayment(attrs, ctx, errors)
+  const payment = readPayment(attrs, ctx, errors, false)
   const shipping = readAddress(attrs['shipping_address_attributes'], 'shipping_address', null, errors)
   const billing = readAddress(attrs['billing_address_attributes'], 'billing_address', null, errors)
   const lineItems: NewLineItem[] = []
   for (const entry of entries(attrs['line_items_attributes'], errors)) {
-    if (entry['quantity'] === undefined || entry['quantity'] === null) continue // C6: ignored
+    if (!given(entry['quantity'])) continue // C6: ignored (Rails reject_if quantity.blank?: an empty form field too)
     const li = readLineItemFields(entry, 'line_items.', ctx.lookups, errors, { quantity: true, subscribable: true })
     if (li.quantity !== undefined && li.subscribable_id !== undefined) lineItems.push({ quantity: li.quantity, subscribable_id: li.subscribable_id })
   }
@@ -182,7 +187,7 @@ export function validateUpdate(sub: Subscription, attrs: Record<string, unknown>
   }
   const explicitDate = given(attrs['actionable_date']) ? readActionableDate(attrs['actionable_date'], ctx.today, errors) : undefined
   const endDate = attrs['end_date'] === undefined ? undefined : readEndDate(attrs['end_date'], ctx.today, errors)
-  const payment = readPayment(attrs, ctx, errors)
+  const payment = readPayment(attrs, ctx, errors, sub.payment_method_id !== null || sub.payment_source_id !== null)
   const shipping = readAddress(attrs['shipping_address_attributes'], 'shipping_address', sub.shipping_address, errors)
   const billing = readAddress(attrs['billing_address_attributes'], 'billing_address', sub.billing_address, errors)
 
@@ -195,9 +200,11 @@ export function validateUpdate(sub: Subscription, attrs: Record<string, unknown>
         lineItems.push({ op: 'destroy', id })
         continue
       }
-      const fields = readLineItemFields(entry, 'line_items.', ctx.lookups, errors, { quantity: false, subscribable: false })
+      // A blank quantity is no quantity, as for new entries (a form's empty field).
+      const { quantity, ...rest } = entry
+      const fields = readLineItemFields(given(quantity) ? entry : rest, 'line_items.', ctx.lookups, errors, { quantity: false, subscribable: false })
       lineItems.push({ op: 'update', id, ...fields })
-    } else if (entry['quantity'] !== undefined && entry['quantity'] !== null) {
+    } else if (given(entry['quantity'])) {
       const li = readLineItemFields(entry, 'line_items.', ctx.lookups, errors, { quantity: true, subscribable: true })
       if (li.quantity !== undefined && li.subscribable_id !== undefined) lineItems.push({ op: 'add', quantity: li.quantity, subscribable_id: li.subscribable_id })
     }

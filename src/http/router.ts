@@ -10,6 +10,8 @@ interface CompiledPath {
   readonly template: string
   readonly segments: readonly string[]
   readonly handlers: Map<string, Handler>
+  /** Methods added for another (PUT for PATCH): a route may still define them itself. */
+  readonly implicit: Set<string>
 }
 
 const NOT_FOUND: Match = { kind: 'not_found' }
@@ -27,7 +29,7 @@ export function createRouter(routes: readonly Route[]): (method: string, path: s
   for (const [method, template, handler] of routes) {
     let compiled = all.get(template)
     if (!compiled) {
-      compiled = { template, segments: template.split('/').slice(1), handlers: new Map() }
+      compiled = { template, segments: template.split('/').slice(1), handlers: new Map(), implicit: new Set() }
       all.set(template, compiled)
       if (template.includes('/:')) {
         const list = byLength.get(compiled.segments.length) ?? []
@@ -44,34 +46,38 @@ export function createRouter(routes: readonly Route[]): (method: string, path: s
 
   return (method, rawPath) => {
     const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath
-    let compiled = staticPaths.get(path)
-    let params: Record<string, string> = {}
-    if (!compiled) {
-      const segments = path.split('/').slice(1)
-      const candidates = byLength.get(segments.length)
-      if (candidates) {
-        for (const candidate of candidates) {
-          const found = matchSegments(candidate.segments, segments)
-          if (found) {
-            compiled = candidate
-            params = found
-            break
-          }
-        }
-      }
+    const wanted = method === 'HEAD' ? 'GET' : method
+    const exact = staticPaths.get(path)
+    if (exact) {
+      const handler = exact.handlers.get(wanted)
+      if (handler) return { kind: 'found', handler, route: exact.template, params: {} }
     }
-    if (!compiled) return NOT_FOUND
-    const handler = compiled.handlers.get(method === 'HEAD' ? 'GET' : method)
-    if (!handler) return { kind: 'method_not_allowed', allow: allowOf.get(compiled) ?? '' }
-    return { kind: 'found', handler, route: compiled.template, params }
+    // Every template of this shape is tried: `/a/:id/b` (GET) must not hide `/a/x/:name` (POST).
+    const segments = path.split('/').slice(1)
+    const matched: CompiledPath[] = exact ? [exact] : []
+    for (const candidate of byLength.get(segments.length) ?? []) {
+      const params = matchSegments(candidate.segments, segments)
+      if (!params) continue
+      const handler = candidate.handlers.get(wanted)
+      if (handler) return { kind: 'found', handler, route: candidate.template, params }
+      matched.push(candidate)
+    }
+    if (matched.length === 0) return NOT_FOUND
+    if (matched.length === 1) return { kind: 'method_not_allowed', allow: allowOf.get(matched[0] as CompiledPath) ?? '' }
+    const allow = new Set(matched.flatMap((c) => [...c.handlers.keys()]))
+    return { kind: 'method_not_allowed', allow: [...allow].sort().join(', ') }
   }
 }
 
 function addMethod(compiled: CompiledPath, method: Method, handler: Handler): void {
-  if (compiled.handlers.has(method)) throw new Error(`duplicate route ${method} ${compiled.template}`)
+  if (compiled.handlers.has(method) && !compiled.implicit.has(method)) throw new Error(`duplicate route ${method} ${compiled.template}`)
   compiled.handlers.set(method, handler)
-  // Rails `resources` routes PUT and PATCH to the same update action (C1).
-  if (method === 'PATCH' && !compiled.handlers.has('PUT')) compiled.handlers.set('PUT', handler)
+  compiled.implicit.delete(method)
+  // Rails `resources` routes PUT and PATCH to the same update action (C1), unless PUT has its own.
+  if (method === 'PATCH' && !compiled.handlers.has('PUT')) {
+    compiled.handlers.set('PUT', handler)
+    compiled.implicit.add('PUT')
+  }
 }
 
 function matchSegments(template: readonly string[], actual: readonly string[]): Record<string, string> | null {

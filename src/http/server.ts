@@ -1,6 +1,6 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http'
+import http, { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import { randomUUID } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { createRouter } from './router.ts'
 import { EMPTY, parseBody, readBody } from './body.ts'
 import { HttpError, notFound } from './http-error.ts'
@@ -30,6 +30,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/
 export function createHttpServer(options: ServerOptions): { server: http.Server; draining: () => void } {
   const route = createRouter(options.routes)
   let closing = false
+  const timedOut = new WeakSet<object>()
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now()
@@ -70,7 +71,12 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
         userId = ctx.userId
       }
     } catch (err) {
-      reply = errorReply(err, requestId, options.logError)
+      // A request whose body never fully arrived (cut off by our time-out, or its client went
+      // away) is no bug: it is logged as 408 (we cut it) or 499 (nginx's "client closed
+      // request"), never as a 500.
+      reply = !req.complete && !(err instanceof HttpError)
+        ? { status: timedOut.has(req.socket) ? 408 : 499, body: null }
+        : errorReply(err, requestId, options.logError)
     }
     if (!res.headersSent && !res.destroyed) send(res, reply, requestId, closing)
     options.onResponse({
@@ -89,6 +95,9 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
       headersTimeout: options.headersTimeoutMs,
       requestTimeout: options.requestTimeoutMs,
       keepAliveTimeout: options.keepAliveTimeoutMs,
+      // Node enforces both time-outs from a periodic sweep (30 s by default): sweep often enough
+      // that a slow client is cut off close to its time-out, not up to 30 s later.
+      connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs),
     },
     (req, res) => {
       handle(req, res).catch((err: unknown) => {
@@ -97,7 +106,33 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
       })
     },
   )
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+    if (status === 408) timedOut.add(socket)
+    // Node answers these in plain text unless someone listens; we listen so that they are JSON
+    // too (C1). A reset socket, or one whose answer has begun, gets nothing more.
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
+      socket.destroy()
+      return
+    }
+    const requestId = randomUUID()
+    const body = JSON.stringify({ error: CLIENT_ERRORS[status] })
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
+    )
+    socket.destroySoon()
+    // A request already handed to a handler is logged by it; one cut off before that is logged here.
+    if (!inFlight) options.onResponse({ time: new Date().toISOString(), method: '-', route: 'unmatched', status, ms: 0, request_id: requestId, user_id: null })
+  })
   return { server, draining: () => { closing = true } }
+}
+
+const CLIENT_ERRORS: Readonly<Record<number, string>> = {
+  400: 'Bad request',
+  408: 'Request timeout: the request was not received in time',
+  431: 'Request header fields too large',
 }
 
 export function listen(options: ServerOptions, host: string, port: number): Promise<RunningServer> {

@@ -6,21 +6,34 @@ export interface StoredResponse {
   readonly body: string
 }
 
-/** Responses kept for `Idempotency-Key` replays (C5), per caller scope, 24 hours. */
+const KEEP_MS = 86_400_000
+const PRUNE_EVERY_MS = 60_000
+
+/**
+ * Responses kept for `Idempotency-Key` replays (C5), per caller scope, 24 hours. Older rows are
+ * never replayed, and `save` deletes them at most once a minute, so the table holds about a
+ * day of writes without a separate job.
+ */
 export function idempotencyStore(db: DatabaseSync) {
   const find = db.prepare('SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = ? AND key = ? AND created_at > ?')
   const save = db.prepare('INSERT OR REPLACE INTO idempotency_keys (scope, key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const prune = db.prepare('DELETE FROM idempotency_keys WHERE created_at <= ?')
+  let lastPrune = Number.NEGATIVE_INFINITY
+  const pruneOlderThan = (olderThan: string): number => Number(prune.run(olderThan).changes)
   return {
     find(scope: string, key: string, notBefore: string): StoredResponse | undefined {
       return find.get(scope, key, notBefore) as StoredResponse | undefined
     },
+    /** `at` is real time (ISO 8601); runs inside the caller's unit of writes. */
     save(scope: string, key: string, fingerprint: string, status: number, body: string, at: string): void {
+      const now = Date.parse(at)
+      if (now - lastPrune >= PRUNE_EVERY_MS) {
+        pruneOlderThan(new Date(now - KEEP_MS).toISOString())
+        lastPrune = now
+      }
       save.run(scope, key, fingerprint, status, body, at)
     },
-    prune(olderThan: string): number {
-      return Number(prune.run(olderThan).changes)
-    },
+    prune: pruneOlderThan,
   }
 }
 export type IdempotencyStore = ReturnType<typeof idempotencyStore>

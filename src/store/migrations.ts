@@ -61,7 +61,7 @@ export const MIGRATIONS: readonly Migration[] = [
         updated_at TEXT NOT NULL
       ) STRICT;
       CREATE TABLE payment_sources (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT, -- deleted rows' ids are never handed out again
         user_id INTEGER NOT NULL REFERENCES users(id),
         payment_method_id INTEGER NOT NULL REFERENCES payment_methods(id),
         kind TEXT, brand TEXT, last_digits TEXT, month INTEGER, year INTEGER, gateway_reference TEXT,
@@ -70,7 +70,7 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
       CREATE INDEX payment_sources_user ON payment_sources(user_id);
       CREATE TABLE subscribables (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT, -- deleted rows' ids are never handed out again
         sku TEXT NOT NULL UNIQUE,
         name TEXT NOT NULL,
         subscribable INTEGER NOT NULL DEFAULT 1,
@@ -101,8 +101,9 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
       CREATE INDEX subscriptions_user ON subscriptions(user_id, id);
       CREATE INDEX subscriptions_due ON subscriptions(actionable_date) WHERE state IN ('active', 'pending_cancellation');
+      CREATE INDEX subscriptions_ending ON subscriptions(end_date) WHERE state IN ('active', 'pending_cancellation') AND end_date IS NOT NULL;
       CREATE TABLE line_items (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT, -- deleted rows' ids are never handed out again
         subscription_id INTEGER NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
         subscribable_id INTEGER NOT NULL REFERENCES subscribables(id),
         quantity INTEGER NOT NULL,
@@ -126,6 +127,8 @@ export const MIGRATIONS: readonly Migration[] = [
         state TEXT NOT NULL,
         retry_at TEXT,
         first_failed_at TEXT,
+        -- The attempt an identical repeat may replay as a no-op; null once anything else happened (C9).
+        replayable_attempt_id INTEGER,
         line_items TEXT NOT NULL,
         shipping_address TEXT,
         billing_address TEXT,
@@ -137,6 +140,21 @@ export const MIGRATIONS: readonly Migration[] = [
         UNIQUE (subscription_id, due_date)
       ) STRICT;
       CREATE INDEX installments_state ON installments(state, retry_at);
+      -- One processor at a time (C9): the holder renews expires_at (ms since epoch) with every batch.
+      CREATE TABLE leases (
+        name TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) STRICT;
+      -- Processor runs, so /readyz can tell a stalled processor from an idle one in any process.
+      CREATE TABLE process_runs (
+        id INTEGER PRIMARY KEY,
+        holder TEXT NOT NULL,
+        as_of TEXT NOT NULL,
+        processed INTEGER NOT NULL DEFAULT 0,
+        started_at TEXT NOT NULL,
+        finished_at TEXT
+      ) STRICT;
       CREATE TABLE installment_attempts (
         id INTEGER PRIMARY KEY,
         installment_id INTEGER NOT NULL REFERENCES installments(id),

@@ -6,6 +6,8 @@ import { catalogStore } from './catalog-store.ts'
 import { subscriptionsStore } from './subscriptions-store.ts'
 import { eventsStore } from './events-store.ts'
 import { idempotencyStore } from './idempotency-store.ts'
+import { installmentsStore } from './installments-store.ts'
+import { leaseStore } from './lease-store.ts'
 
 export interface StoreOptions {
   readonly synchronous: 'FULL' | 'NORMAL'
@@ -28,6 +30,8 @@ export function openStore(file: string, options: StoreOptions) {
     subscriptions: subscriptionsStore(db),
     events: eventsStore(db),
     idempotency: idempotencyStore(db),
+    installments: installmentsStore(db),
+    leases: leaseStore(db),
     /** Runs `fn` as one unit of writes; resolves after the COMMIT that holds them (group commit). */
     write<T>(fn: () => T): Promise<T> {
       return writer.write(fn)

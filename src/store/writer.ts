@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
 
 interface Waiter {
   resolve(): void
@@ -12,40 +12,67 @@ export interface WriterOptions {
   readonly beforeCommit?: () => void
 }
 
+/** SQLite rolled the shared transaction back by itself (an I/O error, a full disk): its units are lost. */
+export class TransactionLost extends Error {
+  override readonly name = 'TransactionLost'
+}
+
 /**
  * Group commit. Every unit of writes (one request's, or one processor batch's) runs in its own
  * SAVEPOINT inside a shared transaction; a unit that throws rolls back only its savepoint. The
- * transaction commits once the event loop has handled everything that arrived together (or the
- * batch is full), so concurrent writers share one fsync, and a unit's promise settles only after
- * the COMMIT that holds its writes has returned: no answer goes out before its data is durable.
+ * transaction commits once the event loop has handled everything that arrived together (a
+ * setImmediate: the batch's time window is one turn of the loop, so a lone write waits for
+ * nothing) or when the batch is full, so concurrent writers share one fsync. A unit's promise
+ * settles only after the COMMIT that holds its writes has returned: no answer goes out before
+ * its data is durable, and a failed COMMIT fails every unit of its batch.
  */
 export class Writer {
   private open = false
+  private running = false
   private waiters: Waiter[] = []
   private readonly db: DatabaseSync
   private readonly options: WriterOptions
+  // Prepared once: each unit runs two of these, and exec() would parse them every time.
+  private readonly begin: StatementSync
+  private readonly commit: StatementSync
+  private readonly savepoint: StatementSync
+  private readonly release: StatementSync
+  private readonly rollbackTo: StatementSync
 
   constructor(db: DatabaseSync, options: WriterOptions) {
     this.db = db
     this.options = options
+    this.begin = db.prepare('BEGIN IMMEDIATE')
+    this.commit = db.prepare('COMMIT')
+    this.savepoint = db.prepare('SAVEPOINT unit')
+    this.release = db.prepare('RELEASE unit')
+    this.rollbackTo = db.prepare('ROLLBACK TO unit')
   }
 
+  /**
+   * Runs `fn` (synchronous: writes after an `await` would escape the unit) as one unit of the
+   * open batch. Calling it from inside another unit is a bug: the inner unit could not be
+   * rolled back on its own, so it throws at once.
+   */
   write<T>(fn: () => T): Promise<T> {
-    if (!this.open) {
-      this.db.exec('BEGIN IMMEDIATE')
-      this.open = true
-      setImmediate(this.flush)
-    }
-    this.db.exec('SAVEPOINT unit')
-    let out: T
+    if (this.running) throw new Error('store.write called inside a unit of writes; do the inner writes in the outer unit')
     try {
-      out = fn()
+      this.join()
     } catch (err) {
-      this.db.exec('ROLLBACK TO unit')
-      this.db.exec('RELEASE unit')
       return Promise.reject(err)
     }
-    this.db.exec('RELEASE unit')
+    let out: T
+    this.running = true
+    try {
+      out = fn()
+      if (isThenable(out)) throw new TypeError('a unit of writes must be synchronous: it returned a promise')
+      this.release.run()
+    } catch (err) {
+      this.undo()
+      return Promise.reject(err)
+    } finally {
+      this.running = false
+    }
     return new Promise<T>((resolve, reject) => {
       this.waiters.push({ resolve: () => resolve(out), reject })
       if (this.waiters.length >= this.options.maxBatch) this.flush()
@@ -55,21 +82,65 @@ export class Writer {
   /** Commits what is open now (the scheduled flush, a full batch, or a shutdown). */
   readonly flush = (): void => {
     if (!this.open) return
+    if (this.running) throw new Error('cannot commit while a unit of writes is running')
     this.open = false
     const waiters = this.waiters
     this.waiters = []
     try {
       this.options.beforeCommit?.()
-      this.db.exec('COMMIT')
+      this.commit.run()
     } catch (err) {
-      try {
-        if (this.db.isTransaction) this.db.exec('ROLLBACK')
-      } catch {
-        // The connection already rolled back; the waiters learn of the failure below.
-      }
+      this.abandon()
       for (const w of waiters) w.reject(err)
       return
     }
     for (const w of waiters) w.resolve()
   }
+
+  /** Opens the shared transaction if none is open, then this unit's savepoint inside it. */
+  private join(): void {
+    if (this.open && !this.db.isTransaction) {
+      // Without this, the SAVEPOINT below would start a fresh transaction and the next COMMIT
+      // would report the lost units as written.
+      this.fail(new TransactionLost('the database rolled back the open batch of writes'))
+    }
+    if (!this.open) {
+      this.begin.run()
+      this.open = true
+      setImmediate(this.flush)
+    }
+    this.savepoint.run()
+  }
+
+  /** Rolls back a failed unit; if even that fails, the batch's state is unknown and it all goes. */
+  private undo(): void {
+    try {
+      this.rollbackTo.run()
+      this.release.run()
+      return
+    } catch {
+      // The savepoint is gone (the unit ended the transaction, or SQLite rolled it back).
+    }
+    this.abandon()
+    this.fail(new TransactionLost('a unit of writes could not be rolled back alone; its whole batch was rolled back'))
+  }
+
+  private abandon(): void {
+    try {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK')
+    } catch {
+      // The connection has already rolled back; the waiters learn of the failure anyway.
+    }
+  }
+
+  private fail(err: Error): void {
+    this.open = false
+    const waiters = this.waiters
+    this.waiters = []
+    for (const w of waiters) w.reject(err)
+  }
+}
+
+function isThenable(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
 }

@@ -176,5 +176,7 @@ export function countRows(store: Store, table: string): number {
 /** Every row of every table: compare before and after to prove a request changed nothing. */
 export function snapshot(store: Store): string {
   const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name)
-  return JSON.stringify(tables.map((t) => [t, store.db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all()]))
+  // WITHOUT ROWID tables (idempotency_keys) have no rowid to order by: they scan in primary key order.
+  const withoutRowid = new Set((store.db.prepare('SELECT name FROM pragma_table_list WHERE wr = 1').all() as { name: string }[]).map((r) => r.name))
+  return JSON.stringify(tables.map((t) => [t, store.db.prepare(`SELECT * FROM ${t}${withoutRowid.has(t) ? '' : ' ORDER BY rowid'}`).all()]))
 }

@@ -16,8 +16,17 @@ export function bearerToken(ctx: Ctx): string | undefined {
   return m?.[1]
 }
 
-function remoteAddress(ctx: Ctx): string {
-  return ctx.req.socket.remoteAddress ?? 'unknown'
+/**
+ * The address bad keys are counted against. Behind a reverse proxy every request comes from the
+ * proxy, so with REPLENISH_TRUST_PROXY=1 it is the last X-Forwarded-For entry: the one our own
+ * proxy appended (earlier entries are whatever the client claimed).
+ */
+export function clientAddress(app: App, ctx: Ctx): string {
+  const socket = ctx.req.socket.remoteAddress ?? 'unknown'
+  if (!app.config.trustProxy) return socket
+  const forwarded = ctx.req.headers['x-forwarded-for']
+  const last = (Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? '')).split(',').pop()?.trim()
+  return last ? last : socket
 }
 
 /** C2: the user the API key belongs to, or 401 with the exact message. */
@@ -29,7 +38,7 @@ export function authenticate(app: App, ctx: Ctx): number {
   const cached = app.keyCache.get(hash)
   let userId = cached !== undefined && cached.until > now ? cached.userId : undefined
   if (userId === undefined) {
-    const address = remoteAddress(ctx)
+    const address = clientAddress(app, ctx)
     app.limits.checkAddress(address)
     userId = app.store.accounts.userIdForKeyHash(hash)
     if (userId === undefined) {
@@ -39,8 +48,8 @@ export function authenticate(app: App, ctx: Ctx): number {
     if (app.keyCache.size > 100_000) app.keyCache.clear()
     app.keyCache.set(hash, { userId, until: now + KEY_CACHE_MS })
   }
+  ctx.userId = userId // before the rate limit, so the log names whoever was refused
   app.limits.take(hash)
-  ctx.userId = userId
   return userId
 }
 
@@ -55,7 +64,7 @@ export function authenticateAdmin(app: App, ctx: Ctx): void {
     const b = Buffer.from(sha256(configured), 'hex')
     if (timingSafeEqual(a, b)) return
   }
-  const address = remoteAddress(ctx)
+  const address = clientAddress(app, ctx)
   app.limits.checkAddress(address)
   if (app.store.accounts.adminTokenExists(hash)) return
   app.limits.recordFailure(address)

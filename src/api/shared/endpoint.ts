@@ -2,7 +2,7 @@ import { HttpError } from '../../http/http-error.ts'
 import type { Ctx, Reply } from '../../http/types.ts'
 import { ValidationFailed } from '../../domain/field-errors.ts'
 import { negotiateLanguage, type Language } from '../../domain/messages.ts'
-import { sha256 } from './auth.ts'
+import { bearerToken, sha256 } from './auth.ts'
 import type { App } from './app.ts'
 
 /**
@@ -29,27 +29,30 @@ interface Idempotency {
 
 export const ok = (body: unknown, status = 200): Reply => ({ status, body })
 
+/**
+ * Keys of the requests running now, per app and not per route: the same key sent to two routes
+ * at once is one key in flight (409), whichever route it reached first.
+ */
+const inFlightOf = new WeakMap<App, Set<string>>()
+
 /** Wraps an API handler: language, 422 rendering, and Idempotency-Key replays (C5). */
 export function endpoint(app: App, handler: ApiHandler): (ctx: Ctx) => Promise<Reply> {
-  const inFlight = new Set<string>()
+  const running = inFlightOf.get(app) ?? new Set<string>()
+  inFlightOf.set(app, running)
   return async (ctx) => {
     const language = negotiateLanguage(ctx.req.headers['accept-language'] as string | undefined)
-    const idem = ctx.method === 'GET' ? undefined : idempotencyOf(ctx)
-    const render422 = (err: unknown): never => {
-      if (err instanceof ValidationFailed) throw new HttpError(422, err.errors.render(language))
-      throw err
-    }
+    const idem = ctx.method === 'GET' || ctx.method === 'HEAD' ? undefined : idempotencyOf(app, ctx)
     if (!idem) {
       const call: Call = { language, commit: (fn) => app.store.write(fn) }
       try {
         return await handler(ctx, call)
       } catch (err) {
-        return render422(err)
+        throw rendered(err, language)
       }
     }
 
     const flightKey = `${idem.scope}\u0000${idem.key}`
-    if (inFlight.has(flightKey)) {
+    if (running.has(flightKey)) {
       throw new HttpError(409, { error: 'A request with this Idempotency-Key is still being processed' })
     }
     const stored = app.store.idempotency.find(idem.scope, idem.key, new Date(Date.now() - DAY_MS).toISOString())
@@ -59,45 +62,93 @@ export function endpoint(app: App, handler: ApiHandler): (ctx: Ctx) => Promise<R
       }
       return { status: stored.status, body: undefined, raw: stored.body, headers: { 'idempotent-replayed': 'true' } }
     }
+    // Real time, not the service clock: the 24 h of C5 are wall-clock hours (C8).
     const save = (reply: Reply): void => {
       app.store.idempotency.save(idem.scope, idem.key, idem.fingerprint, reply.status, reply.raw ?? JSON.stringify(reply.body), new Date().toISOString())
     }
+    let saved = false
     const call: Call = {
       language,
       commit: (fn) =>
         app.store.write(() => {
           const reply = fn()
           save(reply)
+          saved = true
           return reply
         }),
     }
-    inFlight.add(flightKey)
+    running.add(flightKey)
     try {
-      return await handler(ctx, call)
+      const reply = await handler(ctx, call)
+      // A handler that answered without writing (a no-op) is remembered all the same.
+      if (!saved) await app.store.write(() => save(reply))
+      return reply
     } catch (err) {
+      const answer = rendered(err, language)
       // A refused request (422) is an answer too: a retry gets the same refusal (Stripe does so).
-      if (err instanceof ValidationFailed || (err instanceof HttpError && err.status === 422)) {
-        const body = err instanceof ValidationFailed ? err.errors.render(language) : err.body
-        await app.store.write(() => save({ status: 422, body }))
-        throw new HttpError(422, body)
-      }
-      throw err
+      if (answer instanceof HttpError && answer.status === 422) await app.store.write(() => save({ status: 422, body: answer.body }))
+      throw answer
     } finally {
-      inFlight.delete(flightKey)
+      running.delete(flightKey)
     }
   }
 }
 
-function idempotencyOf(ctx: Ctx): Idempotency | undefined {
+/** A domain refusal becomes its 422 body in the caller's language; anything else passes through. */
+function rendered(err: unknown, language: Language): unknown {
+  return err instanceof ValidationFailed ? new HttpError(422, err.errors.render(language)) : err
+}
+
+/**
+ * The Idempotency-Key of a write, or undefined when there is none or the caller's credentials
+ * are not valid: then the handler runs and answers 401 itself, so authentication still comes
+ * first (C2) and a revoked key can never fetch a stored answer.
+ */
+function idempotencyOf(app: App, ctx: Ctx): Idempotency | undefined {
   const header = ctx.req.headers['idempotency-key']
   if (typeof header !== 'string' || header.length === 0) return undefined
+  const scope = callerScope(app, ctx)
+  if (scope === undefined) return undefined
   if (header.length > MAX_KEY_LENGTH) {
     throw new HttpError(422, { error: 'Idempotency-Key is too long (maximum is 255 characters)' })
   }
-  const auth = ctx.req.headers.authorization ?? ''
-  return {
-    scope: sha256(typeof auth === 'string' ? auth : ''),
-    key: header,
-    fingerprint: sha256(`${ctx.method === 'PUT' ? 'PATCH' : ctx.method} ${ctx.path}\n${ctx.rawBody.toString('latin1')}`),
+  return { scope, key: header, fingerprint: fingerprint(ctx) }
+}
+
+/**
+ * Keys are per caller: a customer is its user (any of its API keys), the shop is its admin
+ * token. Checked without the rate limit and failure counters: the handler authenticates again.
+ */
+function callerScope(app: App, ctx: Ctx): string | undefined {
+  const token = bearerToken(ctx)
+  if (token === undefined) return undefined
+  const hash = sha256(token)
+  if (ctx.path.startsWith('/admin/')) {
+    const configured = app.config.adminToken
+    // Comparing digests: equal-prefix timing tells nothing about the token itself.
+    const valid = (configured !== undefined && sha256(configured) === hash) || app.store.accounts.adminTokenExists(hash)
+    return valid ? `admin:${hash}` : undefined
   }
+  // The same answer authenticate() will give: its cache first, so the two never disagree.
+  const cached = app.keyCache.get(hash)
+  const userId = cached !== undefined && cached.until > Date.now() ? cached.userId : app.store.accounts.userIdForKeyHash(hash)
+  return userId === undefined ? undefined : `user:${userId}`
+}
+
+/**
+ * The request as C5 compares it: method, path and the parsed body with its keys sorted, so a
+ * client that re-encodes the same parameters (other key order or spacing) is still "the same
+ * request". PUT and PATCH are different methods here, as C5 says.
+ */
+function fingerprint(ctx: Ctx): string {
+  return sha256(`${ctx.method} ${ctx.path}\n${ctx.bodyKind}\n${JSON.stringify(canonical(ctx.body)) ?? ''}`)
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical)
+  if (typeof value !== 'object' || value === null) return value
+  // No prototype: a `__proto__` key in the body stays an ordinary key of the fingerprint.
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>
+  for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key])
+  return out
 }

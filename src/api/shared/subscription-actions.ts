@@ -22,15 +22,16 @@ export function lookups(app: App): Lookups {
 
 /** Hooks other parts of the service add to transitions (processing abandons open installments on cancel). */
 export interface TransitionHooks {
-  onCanceled?: (app: App, sub: Subscription) => void
+  /** Answers the subscription as it stands after the hook's own writes (its `processing_state` may change). */
+  onCanceled?: (app: App, sub: Subscription) => Subscription | void
 }
 export const transitionHooks: TransitionHooks = {}
 
 /** Applies a lifecycle transition (or nothing, for a no-op) and answers the representation. */
 export function applyTransition(app: App, sub: Subscription, transition: Transition | null): Record<string, unknown> {
   if (!transition) return present(app, sub)
-  const updated = app.store.subscriptions.update(sub.id, transition.patch)
-  if (updated.state === 'canceled') transitionHooks.onCanceled?.(app, updated)
+  let updated = app.store.subscriptions.update(sub.id, transition.patch)
+  if (updated.state === 'canceled') updated = transitionHooks.onCanceled?.(app, updated) ?? updated
   const body = present(app, updated)
   app.store.events.record(transition.event, updated.id, body)
   return body

@@ -3,6 +3,7 @@ import type { App } from '../shared/app.ts'
 import { endpoint, type ApiHandler } from '../shared/endpoint.ts'
 import * as s from './subscriptions.ts'
 import * as li from './line-items.ts'
+import * as inst from './installments.ts'
 import { openApiDocument } from './openapi.ts'
 
 /** The customer API (C5): the whole table on one screen. */
@@ -20,6 +21,7 @@ export function customerRoutes(app: App): Route[] {
     ['POST', '/api/v1/subscriptions/:id/resume', r(s.resumeSubscription)],
     ['POST', '/api/v1/subscriptions/:id/activate', r(s.activateSubscription)],
     ['GET', '/api/v1/subscriptions/:id/events', r(s.listEvents)],
+    ['GET', '/api/v1/subscriptions/:id/installments', r(inst.listInstallments)],
     ['POST', '/api/v1/subscriptions/:id/line_items', r(li.addLineItem)],
     ['GET', '/api/v1/line_items/:id', r(li.showLineItem)],
     ['PATCH', '/api/v1/line_items/:id', r(li.updateLineItem)],

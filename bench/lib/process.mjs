@@ -1,0 +1,99 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+
+/** True when `name` runs (`which` is not everywhere, so ask the command itself). */
+export function hasCommand(name, versionArg = '--version') {
+  const r = spawnSync(name, [versionArg], { stdio: 'ignore' })
+  return r.error === undefined
+}
+
+/** `taskset -c <cpu> cmd …` when pinning, else `cmd …`; taskset execs, so the pid stays the server's. */
+export function pinned(cpu, command, args) {
+  return cpu === undefined ? [command, args] : ['taskset', ['-c', String(cpu), command, ...args]]
+}
+
+/**
+ * Starts a server and resolves once it prints `listening on <url>`. Its stderr is kept (the last
+ * lines are shown if it dies), and `stop()` sends SIGTERM and waits for the exit.
+ */
+export function startServer(name, command, args, options) {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000)
+  })
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  return new Promise((resolve, reject) => {
+    let stdout = ''
+    let started = false
+    const timer = setTimeout(() => fail(new Error(`${name} did not start within 30 s`)), 30_000)
+    const fail = (err) => {
+      if (started) return
+      clearTimeout(timer)
+      child.kill('SIGKILL')
+      reject(new Error(`${err.message}\n${stderr}`))
+    }
+    child.once('error', fail)
+    void exited.then(({ code, signal }) => fail(new Error(`${name} exited (${code ?? signal}) before listening`)))
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+      const m = /listening on (http:\/\/\S+)/.exec(stdout)
+      if (!m) return
+      started = true
+      clearTimeout(timer)
+      child.stdout.removeAllListeners('data')
+      child.stdout.resume()
+      resolve({
+        name,
+        pid: child.pid,
+        url: m[1],
+        stderr: () => stderr,
+        alive: () => child.exitCode === null && child.signalCode === null,
+        async stop() {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+          const kill = setTimeout(() => child.kill('SIGKILL'), 15_000)
+          const result = await exited
+          clearTimeout(kill)
+          return result
+        },
+      })
+    })
+  })
+}
+
+/** VmHWM and VmRSS of a process in MB (10^6 bytes, as the targets count), from /proc (Linux); undefined when unreadable. */
+export function memoryOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
+    return { hwmMB: (kib('VmHWM') * 1024) / 1e6, rssMB: (kib('VmRSS') * 1024) / 1e6 }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Polls a process's memory while a scenario runs: the largest VmRSS seen during the scenario,
+ * and VmHWM, the kernel's own high-water mark over the process's whole life (it catches peaks
+ * between two polls).
+ */
+export function memoryPoller(pid, everyMs = 200) {
+  let peakRss = 0
+  let hwm = 0
+  const poll = () => {
+    const m = memoryOf(pid)
+    if (!m) return
+    if (m.rssMB > peakRss) peakRss = m.rssMB
+    if (m.hwmMB > hwm) hwm = m.hwmMB
+  }
+  poll()
+  const timer = setInterval(poll, everyMs)
+  return {
+    /** Stops polling and returns { peakRssMB, hwmMB }. */
+    stop() {
+      clearInterval(timer)
+      poll()
+      return { peakRssMB: peakRss, hwmMB: hwm }
+    },
+  }
+}

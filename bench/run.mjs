@@ -1,0 +1,263 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: replenish against the runtime's own limit (issue 6).
+ *
+ * One run starts a bare node:http server (a fixed JSON body the size of a subscription with three
+ * line items: the ceiling) and replenish on a fresh database of 1,000 users × 10 subscriptions ×
+ * 3 line items, then drives both with wrk and the same settings: warm-up, then each scenario for
+ * `--seconds` (10) per repetition, `--reps` (3) repetitions, medians reported. With two or more
+ * cores the servers share core 0 (only one is loaded at a time) and wrk gets core 1.
+ * Any non-2xx answer, socket error or timeout fails the run, and so does an acknowledged write
+ * that is missing from the database afterwards.
+ *
+ *   npm run bench                      # the full run (about 4 minutes)
+ *   npm run bench -- --quick           # 2 s × 1 repetition, while developing
+ *   npm run bench -- --scenarios get,patch --seconds 5
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { hasCommand, memoryPoller, pinned, startServer } from './lib/process.mjs'
+import { INSTALL_HINT, runWrk } from './lib/wrk.mjs'
+import { renderMarkdown, renderTable, summarize } from './lib/report.mjs'
+import { renderProfile, summarizeProfile } from './lib/profile-summary.mjs'
+import { cpuBusyShare, fsType, machine, waitQuiet } from './lib/machine.mjs'
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
+const SCENARIOS = {
+  get: 'GET subscription',
+  list: 'GET list',
+  patch: 'PATCH line item quantity',
+  skip: 'POST skip',
+  create: 'POST create (2 line items)',
+}
+
+const { values: opts } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    seconds: { type: 'string' },
+    reps: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string', default: '64' },
+    threads: { type: 'string', default: '1' },
+    scenarios: { type: 'string', default: Object.keys(SCENARIOS).join(',') },
+    dir: { type: 'string' },
+    'no-pin': { type: 'boolean', default: false },
+    'keep-db': { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+})
+
+if (opts.help) {
+  process.stdout.write(`usage: npm run bench [-- options]
+  --quick             2 s per scenario, 1 repetition, 1 s warm-up (development)
+  --seconds N         seconds per scenario and repetition (default 10)
+  --reps N            repetitions; medians are reported (default 3)
+  --warmup N          warm-up seconds per scenario before the first repetition (default 3)
+  --connections N     wrk connections (default 64)
+  --threads N         wrk threads (default 1: wrk has one core to itself)
+  --scenarios a,b     some of: ${Object.keys(SCENARIOS).join(', ')}
+  --dir PATH          where the temporary database goes (default: the OS temp dir); put it on a real disk
+  --no-pin            do not pin the servers and wrk to separate cores
+  --keep-db           keep the database afterwards
+  --profile           run replenish from source under --cpu-prof and summarise its hottest functions
+                      (self time) into bench/results/profile-*.md; use with --scenarios to profile one
+`)
+  process.exit(0)
+}
+
+const seconds = Number(opts.seconds ?? (opts.quick ? 2 : 10))
+const reps = Number(opts.reps ?? (opts.quick ? 1 : 3))
+const warmup = Number(opts.warmup ?? (opts.quick ? 1 : 3))
+const connections = Number(opts.connections)
+const threads = Number(opts.threads)
+const scenarios = opts.scenarios.split(',').map((s) => s.trim()).filter(Boolean)
+for (const s of scenarios) if (!(s in SCENARIOS)) die(`unknown scenario ${s}; known: ${Object.keys(SCENARIOS).join(', ')}`)
+for (const [name, n] of Object.entries({ seconds, reps, connections, threads })) {
+  if (!Number.isInteger(n) || n < 1) die(`--${name} must be a whole number of at least 1`)
+}
+if (!Number.isInteger(warmup) || warmup < 0) die('--warmup must be a whole number')
+
+if (Number(process.versions.node.split('.')[0]) < 24) {
+  die(`the bench needs Node 24 (node:sqlite); this is ${process.version}. Run it as \`npm run bench\` (npm puts node_modules/.bin first on PATH).`)
+}
+if (!hasCommand('wrk', '-v')) die(INSTALL_HINT)
+const { seed, writeLuaData, countEvents, sqliteVersion, USERS, SUBSCRIPTIONS_PER_USER, LINE_ITEMS_PER_SUBSCRIPTION } = await import('./lib/seed.mjs')
+
+const cores = availableParallelism()
+const pin = !opts['no-pin'] && cores >= 2 && hasCommand('taskset', '-V')
+const serverCpu = pin ? 0 : undefined
+const wrkCpu = pin ? 1 : undefined
+
+const binary = join(ROOT, 'dist', 'replenish')
+const replenish = existsSync(binary) && !opts.profile
+  ? { mode: 'binary (dist/replenish)', command: binary, prefix: [] }
+  : { mode: 'source (node --import tsx src/main.ts)', command: process.execPath, prefix: ['--import', 'tsx', join(ROOT, 'src', 'main.ts')] }
+
+const work = mkdtempSync(join(opts.dir ?? tmpdir(), 'replenish-bench-'))
+const dbFile = join(work, 'bench.db')
+const dataFile = join(work, 'keys.txt')
+const profileDir = join(work, 'profile')
+// The caller's own REPLENISH_* settings (a REPLENISH_TODAY, a rate limit) must not leak in.
+const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('REPLENISH_')))
+const env = {
+  ...inherited,
+  REPLENISH_DB: dbFile,
+  REPLENISH_HOST: '127.0.0.1',
+  REPLENISH_PORT: '0',
+  REPLENISH_LOG: 'off',
+  REPLENISH_RATE_LIMIT: '0',
+  REPLENISH_AUTH_FAILURE_LIMIT: '0',
+  REPLENISH_PROCESS_EVERY: '0',
+  REPLENISH_SYNCHRONOUS: 'FULL',
+}
+
+const started = []
+let exitCode = 0
+try {
+  log(`replenish: ${replenish.mode}; database ${dbFile} (${fsType(work)})`)
+  // Another process loading the machine takes cores from the servers and wrk alike: the ratios
+  // stay meaningful only so far, so say so beside the numbers.
+  const busy = await cpuBusyShare(1000)
+  if (busy > 0.1) log(`warning: the CPUs are ${(busy * 100).toFixed(0)}% busy before the bench starts; expect lower and noisier numbers`)
+  const migrated = spawnSync(replenish.command, [...replenish.prefix, 'migrate'], { cwd: ROOT, env, encoding: 'utf8' })
+  if (migrated.status !== 0) throw new Error(`replenish migrate failed:\n${migrated.stdout}${migrated.stderr}`)
+  const t0 = performance.now()
+  const users = seed(dbFile, new Date().toISOString().slice(0, 10))
+  writeLuaData(dataFile, users)
+  log(`seeded ${USERS} users × ${SUBSCRIPTIONS_PER_USER} subscriptions × ${LINE_ITEMS_PER_SUBSCRIPTION} line items in ${Math.round(performance.now() - t0)} ms`)
+
+  const [bareCmd, bareArgs] = pinned(serverCpu, process.execPath, [join(ROOT, 'bench', 'lib', 'bare-server.mjs')])
+  const bare = await startServer('bare node:http', bareCmd, bareArgs, { cwd: ROOT })
+  started.push(bare)
+  const profileArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
+  const [appCmd, appArgs] = pinned(serverCpu, replenish.command, [...profileArgs, ...replenish.prefix, 'serve'])
+  const app = await startServer('replenish', appCmd, appArgs, { cwd: ROOT, env })
+  started.push(app)
+  await checkBodies(bare.url, app.url, users[0])
+  log(`bare ${bare.url} (pid ${bare.pid}), replenish ${app.url} (pid ${app.pid}); ` +
+    (pin ? `servers on cpu ${serverCpu}, wrk on cpu ${wrkCpu}` : `not pinned (${cores} core${cores === 1 ? '' : 's'})`))
+
+  const targets = [{ key: 'bare', label: 'bare node:http (ceiling)', server: bare, scenario: 'get' }]
+  for (const s of scenarios) targets.push({ key: s, label: SCENARIOS[s], server: app, scenario: s })
+  let run = 0
+  const acknowledged = { patch: 0, skip: 0, create: 0 }
+  let busyStarts = 0
+  const measure = async (target, secs) => {
+    // Between two measurements our own servers idle, so CPU time now is someone else's: wait
+    // (a minute at most) for it to pass, and count the measurements that had to start anyway.
+    if (!(await waitQuiet(60_000, log))) busyStarts++
+    const memory = memoryPoller(target.server.pid)
+    const r = await runWrk({ url: target.server.url, scenario: target.scenario, dataFile, run: ++run, seconds: secs, connections, threads, cpu: wrkCpu })
+    const mem = memory.stop()
+    if (!target.server.alive()) throw new Error(`${target.server.name} died during ${target.label}:\n${target.server.stderr()}`)
+    if (r.non2xx > 0 || r.status_errors > 0 || r.socketErrors > 0) {
+      throw new Error(`${target.label}: ${r.non2xx} non-2xx answers, ${r.socketErrors} socket errors or timeouts of ${r.requests} requests; every answer must be 2xx`)
+    }
+    if (target.server === app && target.key in acknowledged) acknowledged[target.key] += r.requests
+    return { ...r, ...mem }
+  }
+
+  if (warmup > 0) {
+    log(`warm-up: ${warmup} s per scenario`)
+    for (const t of targets) await measure(t, warmup)
+  }
+  const runs = Object.fromEntries(targets.map((t) => [t.key, []]))
+  for (let rep = 1; rep <= reps; rep++) {
+    // Repetitions interleave the scenarios, so a slow minute of the machine hits all of them alike.
+    for (const t of targets) {
+      const r = await measure(t, seconds)
+      runs[t.key].push(r)
+      log(`rep ${rep}/${reps} ${t.label.padEnd(28)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${ms(r.p50_us)}  p99 ${ms(r.p99_us)}  rss ${r.peakRssMB.toFixed(0)} MB`)
+    }
+  }
+
+  const appHwm = memoryPoller(app.pid).stop().hwmMB
+  await app.stop()
+  await bare.stop()
+  started.length = 0
+  const durability = checkDurability(countEvents(dbFile), acknowledged)
+
+  const result = summarize({
+    targets, runs, appHwm, durability,
+    settings: { seconds, reps, warmup, connections, threads, pinned: pin, serverCpu, wrkCpu, replenish: replenish.mode, synchronous: 'FULL', busyStarts },
+    machine: machine(work, sqliteVersion()),
+  })
+  // Only a full run of every scenario becomes latest.*: quick, partial and profiled runs
+  // (a profiler slows the server) are kept under their own names.
+  const full = !opts.quick && !opts.profile && seconds >= 10 && reps >= 3 && scenarios.length === Object.keys(SCENARIOS).length
+  const tag = opts.profile ? '-profile' : opts.quick ? '-quick' : full ? '' : '-partial'
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-') + tag
+  const dir = join(ROOT, 'bench', 'results')
+  mkdirSync(dir, { recursive: true })
+  const md = renderMarkdown(result)
+  writeFileSync(join(dir, `${stamp}.json`), JSON.stringify(result, null, 2) + '\n')
+  writeFileSync(join(dir, `${stamp}.md`), md)
+  if (full) {
+    writeFileSync(join(dir, 'latest.json'), JSON.stringify(result, null, 2) + '\n')
+    writeFileSync(join(dir, 'latest.md'), md)
+  }
+  process.stdout.write('\n' + renderTable(result) + '\n')
+  log(`written to bench/results/${stamp}.{md,json}${full ? ' (and latest.*)' : ''}`)
+  if (opts.profile) {
+    // The main thread's profile is the big one (tsx's loader thread writes a small one beside it).
+    const file = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'))
+      .sort((a, b) => statSync(join(profileDir, b)).size - statSync(join(profileDir, a)).size)[0]
+    if (!file) throw new Error(`replenish wrote no .cpuprofile into ${profileDir}`)
+    const summary = renderProfile(summarizeProfile(JSON.parse(readFileSync(join(profileDir, file), 'utf8'))))
+    const name = `${stamp}-${scenarios.join('-')}.cpuprofile.md`
+    writeFileSync(join(dir, name), `# replenish --cpu-prof: ${scenarios.join(', ')}\n\n${md}\n${summary}\n`)
+    process.stdout.write(`\n${summary}\n`)
+    log(`profile summary written to bench/results/${name}`)
+  }
+  if (!durability.ok) {
+    exitCode = 1
+    log(`FAILED: acknowledged writes missing from the database: ${durability.text}`)
+  }
+} catch (err) {
+  exitCode = 1
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`)
+} finally {
+  for (const s of started) await s.stop().catch(() => undefined)
+  if (!opts['keep-db']) rmSync(work, { recursive: true, force: true })
+  else log(`database kept in ${work}`)
+}
+process.exit(exitCode)
+
+/** Both servers answer a first request with 200 and a body of about the same size. */
+async function checkBodies(bareUrl, appUrl, user) {
+  const a = await fetch(`${bareUrl}/`)
+  const b = await fetch(`${appUrl}/api/v1/subscriptions/${user.subscriptions[0]}`, { headers: { authorization: `Bearer ${user.key}` } })
+  const [ta, tb] = [await a.text(), await b.text()]
+  if (a.status !== 200 || b.status !== 200) throw new Error(`first requests answered ${a.status} (bare) and ${b.status} (replenish): ${tb}`)
+  log(`response bodies: bare ${ta.length} bytes, replenish GET subscription ${tb.length} bytes`)
+}
+
+/** Every write wrk saw acknowledged (2xx) must have left its event: none may be lost. */
+function checkDurability(events, acknowledged) {
+  const rows = [
+    ['patch', 'line_item.updated'],
+    ['skip', 'subscription.skipped'],
+    ['create', 'subscription.created'],
+  ].filter(([k]) => acknowledged[k] > 0)
+  const lines = rows.map(([k, type]) => ({ scenario: k, event: type, acknowledged: acknowledged[k], stored: events[type] ?? 0 }))
+  const ok = lines.every((l) => l.stored >= l.acknowledged)
+  return { ok, lines, text: lines.map((l) => `${l.event}: ${l.stored} stored for ${l.acknowledged} acknowledged`).join('; ') }
+}
+
+function ms(us) {
+  return `${(us / 1000).toFixed(2)} ms`.padStart(9)
+}
+
+function log(line) {
+  process.stderr.write(`bench: ${line}\n`)
+}
+
+function die(message) {
+  process.stderr.write(`${message}\n`)
+  process.exit(2)
+}

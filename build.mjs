@@ -1,0 +1,105 @@
+// `npm run build`: src/main.ts → one CommonJS bundle → a Node single-executable application at
+// dist/replenish (C12). Inside a SEA, `require` loads only built-in modules, so everything of ours
+// is bundled; node:sqlite, node:http and the rest come from the embedded Node itself.
+// https://nodejs.org/api/single-executable-applications.html
+import { build } from 'esbuild'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+process.chdir(dirname(fileURLToPath(import.meta.url))) // paths below are the repository's
+const OUT = 'dist'
+const BUNDLE = join(OUT, 'replenish.cjs')
+const BLOB = join(OUT, 'replenish.blob')
+const SEA_CONFIG = join(OUT, 'sea-config.json')
+const EXE = join(OUT, process.platform === 'win32' ? 'replenish.exe' : 'replenish')
+// The fuse Node looks for to know a blob was injected (documented in the SEA page).
+const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'
+
+const started = Date.now()
+const log = (line) => process.stderr.write(`build: ${line}\n`)
+const mb = (file) => `${(statSync(file).size / 1_048_576).toFixed(1)} MiB`
+
+// The blob is made by the very binary it is injected into: the two must be the same Node version.
+// npm scripts put node_modules/.bin first on PATH, so `npm run build` runs on the pinned Node 24.
+const major = Number(process.versions.node.split('.')[0])
+if (major < 24) {
+  log(`Node ${process.versions.node} is too old: run \`npm run build\` (it uses node_modules' Node 24)`)
+  process.exit(1)
+}
+
+rmSync(OUT, { recursive: true, force: true })
+mkdirSync(OUT, { recursive: true })
+
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'))
+await build({
+  absWorkingDir: process.cwd(),
+  entryPoints: ['src/main.ts'],
+  bundle: true,
+  platform: 'node',
+  target: 'node24',
+  format: 'cjs',
+  minify: true,
+  legalComments: 'none',
+  outfile: BUNDLE,
+  logLevel: 'warning',
+})
+log(`bundle ${BUNDLE} (${(statSync(BUNDLE).size / 1024).toFixed(0)} KiB)`)
+
+writeFileSync(SEA_CONFIG, JSON.stringify({
+  main: BUNDLE,
+  output: BLOB,
+  disableExperimentalSEAWarning: true,
+  // The code cache spares V8 compiling the bundle at start: it works, though with a ~100 KiB bundle
+  // the gain is within noise (docs/operations.md).
+  // No startup snapshot: it would need the bundle written for the snapshot API, for little gain here.
+  useCodeCache: true,
+  useSnapshot: false,
+}, null, 2))
+run(process.execPath, ['--experimental-sea-config', SEA_CONFIG])
+
+copyFileSync(process.execPath, EXE)
+chmodSync(EXE, 0o755)
+if (process.platform === 'darwin') run('codesign', ['--remove-signature', EXE])
+// The node binary ships its symbol and debug tables; the program does not need them. Strip before
+// injecting: the blob lives in a note/section that stripping afterwards could drop.
+if (process.platform === 'linux') {
+  const strip = spawnSync('strip', ['--strip-all', EXE], { stdio: 'inherit' })
+  if (strip.error || strip.status !== 0) log('strip not available or failed: keeping the symbols')
+}
+
+// postject's CLI in a child process rather than its API in ours, only to drop a line that LIEF
+// prints a dozen times for any node binary, stripped or not, and that means nothing for us:
+// "warning: Can't find string offset for section name '.note…'".
+const injected = spawnSync(process.execPath, [
+  'node_modules/postject/dist/cli.js', EXE, 'NODE_SEA_BLOB', BLOB, '--sentinel-fuse', FUSE,
+  ...(process.platform === 'darwin' ? ['--macho-segment-name', 'NODE_SEA'] : []),
+], { encoding: 'utf8' })
+const noise = /^warning: Can't find string offset for section name '\.note[^']*'$/
+for (const line of `${injected.stdout}${injected.stderr}`.replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
+  if (line && !noise.test(line)) log(`postject: ${line}`)
+}
+if (injected.status !== 0) {
+  log(`postject failed with status ${injected.status}`)
+  process.exit(1)
+}
+if (process.platform === 'darwin') run('codesign', ['--sign', '-', EXE])
+
+// A build that does not run is no build: the binary must answer --version without any node on PATH.
+const check = spawnSync(EXE, ['--version'], { encoding: 'utf8', env: { PATH: '/nonexistent' } })
+if (check.status !== 0 || check.stdout.trim() !== version) {
+  log(`the built binary does not run: status ${check.status}, stdout ${JSON.stringify(check.stdout)}, stderr ${JSON.stringify(check.stderr)}`)
+  process.exit(1)
+}
+rmSync(BLOB)
+rmSync(SEA_CONFIG)
+log(`${EXE} ${version} (${mb(EXE)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+
+function run(command, args) {
+  const r = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'] })
+  if (r.error || r.status !== 0) {
+    log(`${command} ${args.join(' ')} failed${r.error ? `: ${r.error.message}` : ` with status ${r.status}`}`)
+    process.exit(1)
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * argv → command → exit status. Everything a command prints goes through `io`, and the status is
+ * returned, not exited with, so tests run the whole CLI in-process; only src/main.ts touches
+ * `process`. Exit statuses (also in --help): 0 done, 1 failure at run time, 2 bad command, flag
+ * or configuration value, 3 the database cannot be used.
+ */
+import { parseArgs } from 'node:util'
+import { ConfigError, KNOWN_VARIABLES, loadConfig, OPTIONS, parseArgsOptions } from '../config.ts'
+import { DatabaseTooNewError } from '../store/migrations.ts'
+import { DatabaseDirectoryMissing } from '../store/db.ts'
+import { serve } from './serve.ts'
+import { backupCommand, createAdminTokenCommand, createKeyCommand, createUserCommand, migrateCommand, UsageError } from './commands.ts'
+import { processCommand } from './process.ts'
+import { helpText } from './help.ts'
+import { VERSION } from './version.ts'
+
+export interface CliIo {
+  readonly out: (line: string) => void
+  readonly err: (line: string) => void
+  /** Resolves when the process is asked to stop (SIGTERM/SIGINT); only `serve` waits for it. */
+  readonly stopSignal: () => Promise<string>
+}
+
+export const EXIT = { ok: 0, failure: 1, usage: 2, database: 3 } as const
+
+/** Flags that belong to one command; given to another they are a usage error, not silently ignored. */
+const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create' }
+
+const ARG_OPTIONS = {
+  ...parseArgsOptions(),
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  demo: { type: 'boolean' },
+  'as-of': { type: 'string' },
+  email: { type: 'string' },
+  user: { type: 'string' },
+} as const
+
+export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
+  try {
+    return await run(argv, env, io)
+  } catch (e) {
+    return failure(e, io)
+  }
+}
+
+async function run(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: ARG_OPTIONS })
+  if (values.help || positionals[0] === 'help') return (io.out(helpText(VERSION)), EXIT.ok)
+  if (values.version) return (io.out(VERSION), EXIT.ok)
+
+  const [command, sub, ...rest] = positionals
+  const name = command === undefined ? undefined : ['admin-tokens', 'users', 'keys'].includes(command) ? `${command} ${sub ?? ''}`.trim() : command
+  for (const [flag, owner] of Object.entries(COMMAND_FLAGS)) {
+    if (values[flag as keyof typeof values] !== undefined && name !== owner) throw new UsageError(`--${flag} is only for \`replenish ${owner}\``)
+  }
+  for (const variable of Object.keys(env)) {
+    if (variable.startsWith('REPLENISH_') && !KNOWN_VARIABLES.has(variable)) io.err(`replenish: warning: unknown variable ${variable} is ignored`)
+  }
+  const config = loadConfig(values, env)
+  const noMore = (args: readonly (string | undefined)[]): void => {
+    const extra = args.filter((a) => a !== undefined)
+    if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])} for \`replenish ${name}\``)
+  }
+
+  switch (command) {
+    case 'serve':
+      noMore([sub, ...rest])
+      return serve(config, { demo: values.demo === true }, { out: io.out, err: io.err, stopSignal: io.stopSignal() })
+    case 'process':
+      noMore([sub, ...rest])
+      return processCommand(config, values['as-of'], { out: io.out, err: io.err })
+    case 'migrate':
+      noMore([sub, ...rest])
+      return migrateCommand(config, io.out)
+    case 'backup':
+      noMore(rest)
+      return backupCommand(config, sub, io.out)
+    case 'admin-tokens':
+      if (sub !== 'create') throw new UsageError('usage: replenish admin-tokens create')
+      noMore(rest)
+      return createAdminTokenCommand(config, io.out)
+    case 'users':
+      if (sub !== 'create') throw new UsageError('usage: replenish users create --email ADDRESS')
+      noMore(rest)
+      return createUserCommand(config, values.email, io.out)
+    case 'keys':
+      if (sub !== 'create') throw new UsageError('usage: replenish keys create --user ID')
+      noMore(rest)
+      return createKeyCommand(config, values.user, io.out)
+    case undefined:
+      throw new UsageError('no command given; try replenish --help')
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}; try replenish --help`)
+  }
+}
+
+/** One clear line on stderr and the documented status; a stack only for what is a bug. */
+function failure(e: unknown, io: CliIo): number {
+  const say = (line: string, status: number): number => (io.err(`replenish: ${line}`), status)
+  if (e instanceof ConfigError || e instanceof UsageError) return say(e.message, EXIT.usage)
+  const code = e instanceof Error && 'code' in e ? (e as NodeJS.ErrnoException).code : undefined
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const flag = /'([^']+)'/.exec((e as Error).message)?.[1] ?? ''
+    const secret = OPTIONS.find((o) => o.envOnly && `--${o.flag}` === flag.split('=')[0])
+    if (secret) return say(`${flag.split('=')[0]} is not a flag: set ${secret.env} in the environment (a flag would show in ps)`, EXIT.usage)
+    return say(`unknown flag ${flag}; try replenish --help`, EXIT.usage)
+  }
+  if (code?.startsWith('ERR_PARSE_ARGS') === true) return say(`${(e as Error).message}; try replenish --help`, EXIT.usage)
+  if (e instanceof DatabaseTooNewError || e instanceof DatabaseDirectoryMissing) return say(e.message, EXIT.database)
+  if (code === 'ERR_SQLITE_ERROR') return say(`the database cannot be used: ${(e as Error).message}`, EXIT.database)
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    const err = e as NodeJS.ErrnoException & { address?: string; port?: number }
+    return say(`cannot listen on ${err.address ?? '?'}:${err.port ?? '?'}: ${err.code}`, EXIT.failure)
+  }
+  return say(e instanceof Error ? (e.stack ?? e.message) : String(e), EXIT.failure)
+}

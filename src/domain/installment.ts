@@ -1,0 +1,71 @@
+import type { Address } from './types.ts'
+
+/**
+ * An installment: one delivery request made from a due subscription (C9). Its line items,
+ * addresses and payment ids are a snapshot taken when it was made, so a later change to the
+ * subscription or the catalog does not rewrite what the shop was asked to deliver.
+ */
+export const INSTALLMENT_STATES = ['pending', 'retrying', 'fulfilled', 'abandoned'] as const
+export type InstallmentState = (typeof INSTALLMENT_STATES)[number]
+
+export interface SnapshotLine {
+  readonly subscribable_id: number
+  readonly sku: string
+  readonly name: string
+  readonly quantity: number
+}
+
+export interface Installment {
+  readonly id: number
+  readonly subscription_id: number
+  readonly due_date: string
+  readonly state: InstallmentState
+  readonly retry_at: string | null
+  /** Service-clock instant of the first failure: the start of C9's reprocessing window. */
+  readonly first_failed_at: string | null
+  /** The attempt an identical repeat replays as a no-op; null once anything else happened. */
+  readonly replayable_attempt_id: number | null
+  readonly line_items: readonly SnapshotLine[]
+  readonly shipping_address: Address | null
+  readonly billing_address: Address | null
+  readonly payment_method_id: number | null
+  readonly payment_source_id: number | null
+  readonly currency: string
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+export interface Attempt {
+  readonly id: number
+  readonly installment_id: number
+  readonly result: string
+  readonly order_reference: string | null
+  readonly message: string | null
+  readonly created_at: string
+}
+
+/** C3's installment object, attempts oldest first. */
+export function renderInstallment(i: Installment, attempts: readonly Attempt[]): Record<string, unknown> {
+  return {
+    id: i.id,
+    subscription_id: i.subscription_id,
+    due_date: i.due_date,
+    state: i.state,
+    retry_at: i.retry_at,
+    line_items: i.line_items,
+    shipping_address: i.shipping_address,
+    billing_address: i.billing_address,
+    payment_method_id: i.payment_method_id,
+    payment_source_id: i.payment_source_id,
+    currency: i.currency,
+    attempts: attempts.map((a) => ({ result: a.result, order_reference: a.order_reference, message: a.message, created_at: a.created_at })),
+    created_at: i.created_at,
+    updated_at: i.updated_at,
+  }
+}
+
+/** C3: the subscription's `processing_state` follows its last installment. */
+export function processingStateOf(state: InstallmentState): 'pending' | 'success' | 'failed' {
+  if (state === 'pending') return 'pending'
+  return state === 'fulfilled' ? 'success' : 'failed'
+}

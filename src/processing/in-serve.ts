@@ -1,0 +1,25 @@
+import type { Clock } from '../clock.ts'
+import type { Store } from '../store/store.ts'
+import { processingMonitor } from './monitor.ts'
+import { processingSchedule } from './schedule.ts'
+
+/** What `serve` hangs on processing: the schedule, and the /metrics and /readyz hooks. */
+export interface ServeProcessing {
+  /** Prometheus text for /metrics. */
+  readonly metrics: () => string
+  /** A problem for /readyz, or undefined. */
+  readonly readiness: () => string | undefined
+  start(): void
+  stop(): Promise<void>
+}
+
+export function processingForServe(store: Store, clock: Clock, processEvery: number, log: (entry: object) => void): ServeProcessing {
+  const monitor = processingMonitor(store, clock, { processEvery, startedAt: Date.now() })
+  const schedule = processingSchedule({ store, clock, processEvery, log })
+  return {
+    metrics: () => monitor.metrics(),
+    readiness: () => monitor.readiness(),
+    start: () => schedule.start(),
+    stop: () => schedule.stop(),
+  }
+}

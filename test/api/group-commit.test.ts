@@ -1,0 +1,230 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import net from 'node:net'
+import { countRows, createSubscription, seedSubscribable, seedUser, snapshot, startTestServer, type TestServer } from '../helpers/server.ts'
+
+/**
+ * Group commit over HTTP (issue 6): many clients' writes share a transaction, each in its own
+ * savepoint, and no answer leaves before the COMMIT that holds its writes.
+ *
+ * To put a known set of requests into one batch, `burst` writes them all on already-open
+ * keep-alive connections in one synchronous loop: the server's next poll of the event loop
+ * finds every one of them readable and handles them all before the batch's COMMIT (queued
+ * with setImmediate) runs.
+ */
+
+interface Customer {
+  readonly id: number
+  readonly key: string
+  readonly subscriptionId: number
+  readonly lineItemIds: readonly [number, number]
+}
+
+/** A commit counter, and a switch that makes the next COMMIT fail. */
+function commitControl() {
+  const state = { commits: 0, failNext: false, atCommit: undefined as (() => void) | undefined }
+  const beforeCommit = (): void => {
+    state.commits++
+    state.atCommit?.()
+    if (state.failNext) {
+      state.failNext = false
+      throw new Error('injected COMMIT failure')
+    }
+  }
+  return { state, beforeCommit }
+}
+
+async function seedCustomers(server: TestServer, count: number): Promise<{ customers: Customer[]; items: [number, number] }> {
+  const items: [number, number] = [await seedSubscribable(server.store), await seedSubscribable(server.store)]
+  const users = await Promise.all(Array.from({ length: count }, () => seedUser(server.store)))
+  const customers = await Promise.all(
+    users.map(async (u) => {
+      const sub = await createSubscription(server, u.key, {
+        line_items_attributes: [{ subscribable_id: items[0], quantity: 1 }, { subscribable_id: items[1], quantity: 1 }],
+      })
+      return { id: u.id, key: u.key, subscriptionId: sub.id as number, lineItemIds: [sub.line_items[0].id, sub.line_items[1].id] as [number, number] }
+    }),
+  )
+  return { customers, items }
+}
+
+interface RawRequest {
+  readonly method: string
+  readonly path: string
+  readonly key: string
+  readonly json?: unknown
+}
+
+interface RawResponse {
+  readonly status: number
+  readonly body: any
+}
+
+/** Opens `n` keep-alive connections and makes one round trip on each, so the server holds them all. */
+async function connections(server: TestServer, n: number): Promise<net.Socket[]> {
+  const { hostname, port } = new URL(server.url)
+  const sockets = await Promise.all(
+    Array.from({ length: n }, () =>
+      new Promise<net.Socket>((resolve, reject) => {
+        const s = net.connect(Number(port), hostname, () => resolve(s))
+        s.setNoDelay(true)
+        s.once('error', reject)
+      }),
+    ),
+  )
+  for (const s of sockets) s.write(`GET /no-such-path HTTP/1.1\r\nhost: test\r\n\r\n`)
+  const warm = await Promise.all(sockets.map(readResponse))
+  assert.ok(warm.every((r) => r.status === 404))
+  return sockets
+}
+
+/** Sends one request on each socket, all in one synchronous loop, and collects the answers. */
+async function burst(sockets: net.Socket[], requests: readonly RawRequest[]): Promise<RawResponse[]> {
+  assert.ok(requests.length <= sockets.length)
+  const answers = requests.map((_, i) => readResponse(sockets[i] as net.Socket))
+  requests.forEach((r, i) => {
+    const body = r.json === undefined ? '' : JSON.stringify(r.json)
+    ;(sockets[i] as net.Socket).write(
+      `${r.method} ${r.path} HTTP/1.1\r\nhost: test\r\nauthorization: Bearer ${r.key}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    )
+  })
+  return Promise.all(answers)
+}
+
+/** Reads one HTTP/1.1 response with a content-length body off a socket. */
+function readResponse(socket: net.Socket): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    let buffer = Buffer.alloc(0)
+    const onData = (chunk: Buffer): void => {
+      buffer = Buffer.concat([buffer, chunk])
+      const end = buffer.indexOf('\r\n\r\n')
+      if (end === -1) return
+      const head = buffer.subarray(0, end).toString('latin1')
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0)
+      if (buffer.length < end + 4 + length) return
+      socket.off('data', onData)
+      socket.off('error', reject)
+      const text = buffer.subarray(end + 4, end + 4 + length).toString('utf8')
+      resolve({ status: Number(head.slice(9, 12)), body: text.length > 0 ? JSON.parse(text) : undefined })
+    }
+    socket.on('data', onData)
+    socket.once('error', reject)
+  })
+}
+
+function closeAll(sockets: net.Socket[]): void {
+  for (const s of sockets) s.destroy()
+}
+
+const quantityOf = (server: TestServer, lineItemId: number): number | undefined =>
+  (server.store.db.prepare('SELECT quantity FROM line_items WHERE id = ?').get(lineItemId) as { quantity: number } | undefined)?.quantity
+
+const eventsOf = (server: TestServer, type: string): number =>
+  (server.store.db.prepare('SELECT count(*) AS n FROM events WHERE type = ?').get(type) as { n: number }).n
+
+test('200 concurrent writes from 50 clients all land', { timeout: 20_000 }, async (t) => {
+  const server = await startTestServer(t)
+  const { customers, items } = await seedCustomers(server, 50)
+  const subscriptionsBefore = countRows(server.store, 'subscriptions')
+
+  const requests = customers.flatMap((c, i) => [
+    server.request('PATCH', `/api/v1/line_items/${c.lineItemIds[0]}`, { key: c.key, json: { subscription_line_item: { quantity: 100 + i } } }),
+    server.request('PATCH', `/api/v1/line_items/${c.lineItemIds[1]}`, { key: c.key, json: { subscription_line_item: { quantity: 200 + i } } }),
+    server.request('POST', `/api/v1/subscriptions/${c.subscriptionId}/skip`, { key: c.key }),
+    server.request('POST', '/api/v1/subscriptions', {
+      key: c.key,
+      json: { subscription: { interval_length: 2, line_items_attributes: [{ subscribable_id: items[0], quantity: 3 }, { subscribable_id: items[1], quantity: 4 }] } },
+    }),
+  ])
+  const answers = await Promise.all(requests)
+  assert.deepEqual(answers.map((a) => a.status), Array(200).fill(200))
+
+  customers.forEach((c, i) => {
+    assert.equal(quantityOf(server, c.lineItemIds[0]), 100 + i)
+    assert.equal(quantityOf(server, c.lineItemIds[1]), 200 + i)
+    const sub = server.store.subscriptions.find(c.subscriptionId)
+    assert.equal(sub?.skip_count, 1)
+    const created = answers[i * 4 + 3]?.body
+    assert.equal(created.user_id, c.id)
+    assert.deepEqual(server.store.subscriptions.lineItems(created.id).map((li) => [li.subscribable_id, li.quantity]), [[items[0], 3], [items[1], 4]])
+  })
+  assert.equal(countRows(server.store, 'subscriptions'), subscriptionsBefore + 50)
+  assert.equal(eventsOf(server, 'line_item.updated'), 100)
+  assert.equal(eventsOf(server, 'subscription.skipped'), 50)
+  assert.equal(eventsOf(server, 'subscription.created'), 100) // 50 seeded, 50 in the burst
+})
+
+test('a request that fails after writing rolls back only its own writes; the rest of its batch commits', { timeout: 20_000 }, async (t) => {
+  const control = commitControl()
+  const server = await startTestServer(t, {}, { beforeCommit: control.beforeCommit })
+  const { customers } = await seedCustomers(server, 40)
+  const sockets = await connections(server, 40)
+  t.after(() => closeAll(sockets))
+  const good = customers.slice(0, 30)
+  const bad = customers.slice(30)
+  const commitsBefore = control.state.commits
+  const updatedBefore = eventsOf(server, 'line_item.updated')
+
+  const answers = await burst(sockets, [
+    ...good.map((c) => ({ method: 'PATCH', path: `/api/v1/line_items/${c.lineItemIds[0]}`, key: c.key, json: { subscription_line_item: { quantity: 5 } } })),
+    // Updates its own first line item, then names another subscription's line item: 404 (C7)
+    // after the first change was written, so that change must be rolled back with its savepoint.
+    ...bad.map((c, i) => ({
+      method: 'PATCH',
+      path: `/api/v1/subscriptions/${c.subscriptionId}`,
+      key: c.key,
+      json: { subscription: { line_items_attributes: [{ id: c.lineItemIds[0], quantity: 7 }, { id: good[i]?.lineItemIds[1], quantity: 9 }] } },
+    })),
+  ])
+
+  assert.equal(control.state.commits, commitsBefore + 1, 'the 40 requests shared one COMMIT')
+  assert.deepEqual(answers.map((a) => a.status), [...Array(30).fill(200), ...Array(10).fill(404)])
+  for (const c of good) {
+    assert.equal(quantityOf(server, c.lineItemIds[0]), 5)
+    assert.equal(quantityOf(server, c.lineItemIds[1]), 1)
+  }
+  for (const c of bad) assert.equal(quantityOf(server, c.lineItemIds[0]), 1)
+  assert.equal(eventsOf(server, 'line_item.updated'), updatedBefore + 30)
+})
+
+test('no answer leaves before its COMMIT: a failing COMMIT answers 500 to its whole batch and keeps nothing; the next batch works', { timeout: 20_000 }, async (t) => {
+  const control = commitControl()
+  const server = await startTestServer(t, {}, { beforeCommit: control.beforeCommit })
+  const { customers, items } = await seedCustomers(server, 30)
+  const sockets = await connections(server, 30)
+  t.after(() => closeAll(sockets))
+  const writes = (quantity: number): RawRequest[] =>
+    customers.map((c, i) =>
+      i % 3 === 0
+        ? { method: 'PATCH', path: `/api/v1/line_items/${c.lineItemIds[0]}`, key: c.key, json: { subscription_line_item: { quantity } } }
+        : i % 3 === 1
+          ? { method: 'POST', path: `/api/v1/subscriptions/${c.subscriptionId}/skip`, key: c.key }
+          : { method: 'POST', path: '/api/v1/subscriptions', key: c.key, json: { subscription: { interval_length: 1, line_items_attributes: [{ subscribable_id: items[0], quantity }] } } },
+    )
+
+  const before = snapshot(server.store)
+  const answered = server.log.length
+  let answeredAtCommit = -1
+  control.state.atCommit = () => {
+    answeredAtCommit = server.log.length - answered
+  }
+  control.state.failNext = true
+  const failed = await burst(sockets, writes(6))
+  assert.equal(answeredAtCommit, 0, 'no request of the batch was answered before its COMMIT ran')
+  assert.deepEqual(failed.map((a) => a.status), Array(30).fill(500))
+  for (const a of failed) assert.deepEqual(Object.keys(a.body), ['error', 'request_id'])
+  assert.equal(failed[0]?.body.error, 'Internal server error')
+  assert.equal(server.errors.length, 30)
+  assert.equal(snapshot(server.store), before, 'nothing of the failed batch was stored')
+
+  const commits = control.state.commits
+  const worked = await burst(sockets, writes(8))
+  assert.equal(control.state.commits, commits + 1)
+  assert.deepEqual(worked.map((a) => a.status), Array(30).fill(200))
+  customers.forEach((c, i) => {
+    if (i % 3 === 0) assert.equal(quantityOf(server, c.lineItemIds[0]), 8)
+    if (i % 3 === 1) assert.equal(server.store.subscriptions.find(c.subscriptionId)?.skip_count, 1)
+  })
+  assert.equal(eventsOf(server, 'subscription.created'), 30 + 10)
+})

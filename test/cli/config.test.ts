@@ -1,0 +1,100 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { ConfigError, loadConfig, OPTIONS } from '../../src/config.ts'
+import { tempDir } from './harness.ts'
+
+test('with nothing set every option takes its documented default', () => {
+  const c = loadConfig({}, {})
+  assert.deepEqual({ ...c }, {
+    host: '127.0.0.1',
+    port: 8080,
+    db: 'data/replenish.db',
+    adminToken: undefined,
+    timeZone: 'UTC',
+    today: undefined,
+    currency: 'USD',
+    maxSuccessiveSkips: undefined,
+    maxTotalSkips: undefined,
+    cancellationNoticeDays: 0,
+    reprocessingIntervalHours: 24,
+    maxReprocessingDays: undefined,
+    processEvery: 10,
+    maxBodyBytes: 65536,
+    metricsPublic: false,
+    rateLimit: 50,
+    rateBurst: 100,
+    authFailureLimit: 20,
+    headersTimeoutMs: 10000,
+    requestTimeoutMs: 30000,
+    keepAliveTimeoutMs: 5000,
+    synchronous: 'FULL',
+    webhookRetryBaseSeconds: 10,
+    log: 'json',
+    trustProxy: false,
+  })
+  assert.ok(Object.isFrozen(c))
+})
+
+test('a flag wins over its variable, which wins over the default', () => {
+  assert.equal(loadConfig({}, { REPLENISH_PORT: '9000' }).port, 9000)
+  assert.equal(loadConfig({ port: '9100' }, { REPLENISH_PORT: '9000' }).port, 9100)
+  assert.equal(loadConfig({ 'rate-limit': '0' }, { REPLENISH_RATE_LIMIT: '7' }).rateLimit, 0)
+  assert.equal(loadConfig({}, { REPLENISH_RATE_LIMIT: '7' }).rateLimit, 7)
+  // An empty variable is an unset one (a systemd `Environment=REPLENISH_PORT=` line).
+  assert.equal(loadConfig({}, { REPLENISH_PORT: '' }).port, 8080)
+})
+
+test('the admin token is read from the environment only (argv shows in ps)', () => {
+  assert.equal(loadConfig({ 'admin-token': 'from-argv' }, {}).adminToken, undefined)
+  assert.equal(loadConfig({}, { REPLENISH_ADMIN_TOKEN: 'from-env-0123456789' }).adminToken, 'from-env-0123456789')
+})
+
+test('a bad value names the flag or the variable it came from, and the value', () => {
+  const cases: [Record<string, string>, Record<string, string>, string][] = [
+    [{ port: 'abc' }, {}, '--port: expected a port number from 0 to 65535, got "abc"'],
+    [{}, { REPLENISH_PORT: 'abc' }, 'REPLENISH_PORT: expected a port number from 0 to 65535, got "abc"'],
+    [{}, { REPLENISH_PORT: '65536' }, 'REPLENISH_PORT: expected a port number from 0 to 65535, got "65536"'],
+    [{ 'rate-limit': '-1' }, {}, '--rate-limit: expected a whole number, got "-1"'],
+    [{}, { REPLENISH_RATE_BURST: '0' }, 'REPLENISH_RATE_BURST: expected a whole number of at least 1, got "0"'],
+    [{}, { REPLENISH_MAX_BODY_BYTES: '64k' }, 'REPLENISH_MAX_BODY_BYTES: expected a whole number, got "64k"'],
+    [{}, { REPLENISH_METRICS_PUBLIC: 'maybe' }, 'REPLENISH_METRICS_PUBLIC: expected 1 or 0, got "maybe"'],
+    [{}, { REPLENISH_TODAY: '2026-02-30' }, 'REPLENISH_TODAY: expected a real date as YYYY-MM-DD, got "2026-02-30"'],
+    [{ 'time-zone': 'Mars/Olympus' }, {}, '--time-zone: expected an IANA time zone such as UTC or Europe/Paris, got "Mars/Olympus"'],
+    [{}, { REPLENISH_CURRENCY: 'XYZ' }, 'REPLENISH_CURRENCY: expected an ISO 4217 currency code, got "XYZ"'],
+    [{}, { REPLENISH_SYNCHRONOUS: 'OFF' }, 'REPLENISH_SYNCHRONOUS: expected FULL or NORMAL, got "OFF"'],
+    [{}, { REPLENISH_LOG: 'text' }, 'REPLENISH_LOG: expected json or off, got "text"'],
+    [{ db: '/no/such/dir/x.db' }, {}, '--db: the directory /no/such/dir does not exist, got "/no/such/dir/x.db"'],
+    [{}, { REPLENISH_HEADERS_TIMEOUT_MS: '5000', REPLENISH_REQUEST_TIMEOUT_MS: '1000' }, 'REPLENISH_HEADERS_TIMEOUT_MS: must not be longer than REPLENISH_REQUEST_TIMEOUT_MS (5000 > 1000)'],
+    [{ 'headers-timeout-ms': '5000' }, { REPLENISH_REQUEST_TIMEOUT_MS: '1000' }, '--headers-timeout-ms: must not be longer than REPLENISH_REQUEST_TIMEOUT_MS (5000 > 1000)'],
+  ]
+  for (const [flags, env, message] of cases) {
+    assert.throws(() => loadConfig(flags, env), (e: unknown) => e instanceof ConfigError && e.message === message, message)
+  }
+})
+
+test('the database may not be a directory; a file in an existing directory is fine', (t) => {
+  const dir = tempDir(t)
+  mkdirSync(join(dir, 'db.sqlite'))
+  assert.throws(() => loadConfig({}, { REPLENISH_DB: join(dir, 'db.sqlite') }), {
+    message: `REPLENISH_DB: expected a file, not a directory, got ${JSON.stringify(join(dir, 'db.sqlite'))}`,
+  })
+  assert.equal(loadConfig({}, { REPLENISH_DB: join(dir, 'new.db') }).db, join(dir, 'new.db'))
+})
+
+test('values are normalised: currency upper-cased, booleans in the usual spellings', () => {
+  const c = loadConfig({ currency: 'eur', synchronous: 'normal' }, { REPLENISH_METRICS_PUBLIC: 'true', REPLENISH_TRUST_PROXY: 'yes' })
+  assert.equal(c.currency, 'EUR')
+  assert.equal(c.synchronous, 'NORMAL')
+  assert.equal(c.metricsPublic, true)
+  assert.equal(c.trustProxy, true)
+})
+
+test('every option has a REPLENISH_ variable, and every option but the secret has a flag', () => {
+  for (const o of OPTIONS) {
+    assert.match(o.env, /^REPLENISH_[A-Z_]+$/)
+    assert.equal(o.env, `REPLENISH_${o.flag.toUpperCase().replaceAll('-', '_')}`)
+  }
+  assert.deepEqual(OPTIONS.filter((o) => o.envOnly).map((o) => o.env), ['REPLENISH_ADMIN_TOKEN'])
+})

@@ -1,0 +1,126 @@
+/**
+ * Runs the CLI the way the binary does, in-process (src/cli/main.ts returns the exit status
+ * instead of exiting) or as a real process (for what only a process has: signals, cwd, exit).
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { TestContext } from 'node:test'
+import { main } from '../../src/cli/main.ts'
+
+export const MAIN_TS = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
+const TSX = import.meta.resolve('tsx')
+
+export interface CliRun {
+  readonly status: number
+  readonly stdout: string[]
+  readonly stderr: string[]
+}
+
+/** Lines the CLI printed (the access log hands over several lines at once: split them). */
+const lines = (chunks: string[]): string[] => chunks.flatMap((c) => c.split('\n'))
+
+/** A temporary directory removed after the test. */
+export function tempDir(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-cli-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/** `replenish ARGS` in-process, with exactly this environment (process.env is not read). */
+export async function runCli(argv: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const out: string[] = []
+  const err: string[] = []
+  const status = await main(argv, env, { out: (l) => out.push(l), err: (l) => err.push(l), stopSignal: () => new Promise(() => {}) })
+  return { status, stdout: lines(out), stderr: lines(err) }
+}
+
+export interface ServeRun {
+  readonly url: string
+  readonly stdout: string[]
+  readonly stderr: string[]
+  /** Delivers "SIGTERM" to serve and resolves with its exit status once it has drained. */
+  stop(): Promise<number>
+}
+
+/** `replenish serve` in-process on port 0; `stop()` plays the part of SIGTERM. */
+export async function startServe(t: TestContext, env: Record<string, string>, argv: string[] = []): Promise<ServeRun> {
+  const out: string[] = []
+  const err: string[] = []
+  let signal!: (name: string) => void
+  const stopped = new Promise<string>((resolve) => (signal = resolve))
+  let listening!: (url: string) => void
+  const ready = new Promise<string>((resolve) => (listening = resolve))
+  const finished = main(['serve', ...argv], { REPLENISH_PORT: '0', REPLENISH_PROCESS_EVERY: '0', ...env }, {
+    out: (l) => {
+      out.push(l)
+      const m = /^replenish listening on (http:\/\/\S+)$/.exec(l)
+      if (m) listening(m[1] as string)
+    },
+    err: (l) => err.push(l),
+    stopSignal: () => stopped,
+  })
+  const url = await Promise.race([ready, finished.then((s) => { throw new Error(`serve exited with ${s}: ${err.join('\n')}`) })])
+  let done: Promise<number> | undefined
+  const stop = (): Promise<number> => (done ??= (signal('SIGTERM'), finished))
+  t.after(stop)
+  return {
+    url,
+    get stdout() { return lines(out) },
+    get stderr() { return lines(err) },
+    stop,
+  }
+}
+
+export interface Child {
+  readonly pid: number
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Resolves with the first line of stdout matching `re`. */
+  waitFor(re: RegExp): Promise<RegExpExecArray>
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  kill(signal: NodeJS.Signals): void
+}
+
+/** `replenish ARGS` as a real process on node_modules' Node (through tsx), with only `env`. */
+export function spawnCli(t: TestContext, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Child {
+  return spawnProcess(t, process.execPath, ['--import', TSX, MAIN_TS, ...args], options)
+}
+
+export function spawnProcess(t: TestContext, command: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Child {
+  const child = spawn(command, args, { cwd: options.cwd, env: { PATH: process.env['PATH'] ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  const waiters: { re: RegExp; resolve: (m: RegExpExecArray) => void }[] = []
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d
+    for (const w of [...waiters]) {
+      const m = w.re.exec(out)
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1)
+        w.resolve(m)
+      }
+    }
+  })
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  })
+  return {
+    pid: child.pid as number,
+    stdout: () => out,
+    stderr: () => err,
+    waitFor: (re) =>
+      new Promise((resolve, reject) => {
+        const m = re.exec(out)
+        if (m) return resolve(m)
+        waiters.push({ re, resolve })
+        void exited.then(({ code }) => reject(new Error(`exited with ${code} before printing ${re}: ${err}`)))
+      }),
+    exited,
+    kill: (signal) => child.kill(signal),
+  }
+}

@@ -1,0 +1,165 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { OPTIONS } from '../../src/config.ts'
+import { SCHEMA_VERSION } from '../../src/store/migrations.ts'
+import { request } from '../helpers/server.ts'
+import { runCli, startServe, tempDir } from './harness.ts'
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
+
+test('--version and -v print the package version alone', async () => {
+  for (const flag of ['--version', '-v']) {
+    assert.deepEqual(await runCli([flag]), { status: 0, stdout: [PACKAGE_VERSION], stderr: [] })
+  }
+})
+
+test('--help lists every command, flag and REPLENISH_* variable with its default, and the exit statuses', async () => {
+  const run = await runCli(['--help'])
+  assert.equal(run.status, 0)
+  assert.deepEqual(run.stderr, [])
+  const text = run.stdout.join('\n')
+  assert.ok(text.startsWith(`replenish ${PACKAGE_VERSION}:`))
+  for (const command of ['serve [--demo]', 'process [--as-of YYYY-MM-DD]', 'migrate', 'backup FILE', 'admin-tokens create', 'users create --email ADDRESS', 'keys create --user ID', 'help, --help, -h', '--version, -v']) {
+    assert.match(text, new RegExp(`^  ${command.replace(/[[\]-]/g, '\\$&')} `, 'm'), command)
+  }
+  for (const o of OPTIONS) {
+    const line = run.stdout.find((l) => l.includes(` ${o.env} `))
+    assert.ok(line, o.env)
+    assert.ok(line.includes(`default: ${o.fallback ?? 'unset'}`), `${o.env} default`)
+    assert.ok(o.envOnly ? line.includes('(no flag)') : line.trimStart().startsWith(`--${o.flag} `), `${o.env} flag`)
+  }
+  for (const status of ['  0  done', '  1  failure at run time', '  2  bad command, flag or configuration value', '  3  the database cannot be used']) {
+    assert.ok(text.includes(status), status)
+  }
+  assert.deepEqual(await runCli(['-h']), run)
+  assert.deepEqual(await runCli(['help']), run)
+  assert.deepEqual(await runCli(['serve', '--help']), run)
+})
+
+test('a bad command, flag or value exits 2 with one line naming it, before touching anything', async (t) => {
+  const dir = tempDir(t)
+  const db = join(dir, 'r.db')
+  const cases: [string[], Record<string, string>, string][] = [
+    [['serve', '--port', 'abc'], {}, 'replenish: --port: expected a port number from 0 to 65535, got "abc"'],
+    [['serve'], { REPLENISH_PORT: 'abc' }, 'replenish: REPLENISH_PORT: expected a port number from 0 to 65535, got "abc"'],
+    [['migrate', '--db', join(dir, 'missing', 'r.db')], {}, `replenish: --db: the directory ${join(dir, 'missing')} does not exist, got ${JSON.stringify(join(dir, 'missing', 'r.db'))}`],
+    [['migrate'], { REPLENISH_DB: join(dir, 'missing', 'r.db') }, `replenish: REPLENISH_DB: the directory ${join(dir, 'missing')} does not exist, got ${JSON.stringify(join(dir, 'missing', 'r.db'))}`],
+    [['serve', '--frobnicate'], {}, 'replenish: unknown flag --frobnicate; try replenish --help'],
+    [['serve', '--admin-token', 'x'], {}, 'replenish: --admin-token is not a flag: set REPLENISH_ADMIN_TOKEN in the environment (a flag would show in ps)'],
+    [['serve', '--port'], {}, "replenish: Option '--port <value>' argument missing; try replenish --help"],
+    [[], {}, 'replenish: no command given; try replenish --help'],
+    [['launch'], {}, 'replenish: unknown command "launch"; try replenish --help'],
+    [['migrate', 'now'], { REPLENISH_DB: db }, 'replenish: unexpected argument "now" for `replenish migrate`'],
+    [['serve', '--email', 'a@example.com'], { REPLENISH_DB: db }, 'replenish: --email is only for `replenish users create`'],
+    [['users', 'create', '--user', '1'], { REPLENISH_DB: db }, 'replenish: --user is only for `replenish keys create`'],
+    [['users', 'delete'], { REPLENISH_DB: db }, 'replenish: usage: replenish users create --email ADDRESS'],
+    [['users', 'create'], { REPLENISH_DB: db }, 'replenish: users create needs --email ADDRESS'],
+    [['keys', 'create', '--user', 'abc'], { REPLENISH_DB: db }, 'replenish: keys create needs --user ID'],
+    [['admin-tokens'], { REPLENISH_DB: db }, 'replenish: usage: replenish admin-tokens create'],
+    [['backup'], { REPLENISH_DB: db }, 'replenish: backup needs a target file: replenish backup FILE'],
+    [['backup', join(dir, 'copy.db')], { REPLENISH_DB: db }, `replenish: there is no database at ${db} to back up`],
+  ]
+  for (const [argv, env, line] of cases) {
+    assert.deepEqual(await runCli(argv, env), { status: 2, stdout: [], stderr: [line] }, argv.join(' '))
+  }
+  // Nothing above made a database.
+  assert.deepEqual((await import('node:fs')).readdirSync(dir), [])
+})
+
+test('an unknown REPLENISH_ variable is named in a warning (a typo is otherwise silent)', async (t) => {
+  const db = join(tempDir(t), 'r.db')
+  const run = await runCli(['migrate'], { REPLENISH_DB: db, REPLENISH_PROT: '9000' })
+  assert.equal(run.status, 0)
+  assert.deepEqual(run.stderr, ['replenish: warning: unknown variable REPLENISH_PROT is ignored'])
+})
+
+test('migrate creates the schema, says its version, and is a no-op the second time', async (t) => {
+  const db = join(tempDir(t), 'r.db')
+  for (let i = 0; i < 2; i++) {
+    assert.deepEqual(await runCli(['migrate'], { REPLENISH_DB: db }), { status: 0, stdout: [`database ${db} is at schema version ${SCHEMA_VERSION}`], stderr: [] })
+  }
+  const raw = new DatabaseSync(db)
+  assert.equal((raw.prepare('PRAGMA user_version').get() as { user_version: number }).user_version, SCHEMA_VERSION)
+  assert.equal((raw.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode, 'wal')
+  raw.close()
+})
+
+test('a database newer than the binary is refused by every command with both versions named, and left as it was', async (t) => {
+  const db = join(tempDir(t), 'r.db')
+  assert.equal((await runCli(['migrate'], { REPLENISH_DB: db })).status, 0)
+  const raw = new DatabaseSync(db)
+  raw.exec('PRAGMA user_version = 999')
+  raw.close()
+  const message = `replenish: the database schema is version 999, newer than this replenish understands (version ${SCHEMA_VERSION}); run a newer replenish or restore a backup made for this version`
+  for (const argv of [['serve'], ['migrate'], ['users', 'create', '--email', 'a@example.com'], ['admin-tokens', 'create'], ['backup', `${db}.copy`]]) {
+    assert.deepEqual(await runCli(argv, { REPLENISH_DB: db, REPLENISH_PORT: '0' }), { status: 3, stdout: [], stderr: [message] }, argv.join(' '))
+  }
+  const after = new DatabaseSync(db)
+  assert.equal((after.prepare('PRAGMA user_version').get() as { user_version: number }).user_version, 999)
+  assert.equal((after.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n, 0)
+  after.close()
+})
+
+test('a file that is not a database is refused with status 3 and one line', async (t) => {
+  const db = join(tempDir(t), 'notes.txt')
+  writeFileSync(db, 'these are not the pages you are looking for\n'.repeat(200))
+  const run = await runCli(['migrate'], { REPLENISH_DB: db })
+  assert.equal(run.status, 3)
+  assert.deepEqual(run.stdout, [])
+  assert.deepEqual(run.stderr, ['replenish: the database cannot be used: file is not a database'])
+})
+
+test('admin-tokens create, users create and keys create print the new secret alone on the last line, and it works', async (t) => {
+  const db = join(tempDir(t), 'r.db')
+  const env = { REPLENISH_DB: db }
+  const tokenRun = await runCli(['admin-tokens', 'create'], env)
+  assert.equal(tokenRun.status, 0)
+  const token = tokenRun.stdout.at(-1) as string
+  assert.match(token, /^rpladm_[A-Za-z0-9_-]{43}$/)
+  assert.deepEqual(tokenRun.stderr, [])
+
+  const userRun = await runCli(['users', 'create', '--email', 'ann@example.com'], env)
+  assert.equal(userRun.status, 0)
+  assert.deepEqual(userRun.stdout, ['user 1 created', '1'])
+  assert.deepEqual(await runCli(['users', 'create', '--email', 'ann@example.com'], env), { status: 2, stdout: [], stderr: ['replenish: a user with email ann@example.com already exists'] })
+
+  const keyRun = await runCli(['keys', 'create', '--user', '1'], env)
+  assert.equal(keyRun.status, 0)
+  const key = keyRun.stdout.at(-1) as string
+  assert.match(key, /^rpl_[A-Za-z0-9_-]{32}$/)
+  assert.deepEqual(await runCli(['keys', 'create', '--user', '2'], env), { status: 2, stdout: [], stderr: ['replenish: no user with id 2'] })
+
+  // Neither secret is stored as itself.
+  const raw = new DatabaseSync(db)
+  const dump = JSON.stringify([raw.prepare('SELECT * FROM api_keys').all(), raw.prepare('SELECT * FROM admin_tokens').all()])
+  raw.close()
+  assert.ok(!dump.includes(key) && !dump.includes(token))
+
+  const server = await startServe(t, env)
+  const admin = await request(server.url, 'GET', '/admin/api/v1/users/1', { key: token })
+  assert.equal(admin.status, 200)
+  assert.equal(admin.body.email, 'ann@example.com')
+  const customer = await request(server.url, 'GET', '/api/v1/subscriptions', { key })
+  assert.equal(customer.status, 200)
+  assert.deepEqual(customer.body, { subscriptions: [], count: 0, current_page: 1, pages: 0, per_page: 25, total_count: 0 })
+  // Each secret opens its own API only (C2).
+  assert.equal((await request(server.url, 'GET', '/admin/api/v1/users/1', { key })).status, 401)
+  assert.equal((await request(server.url, 'GET', '/api/v1/subscriptions', { key: token })).status, 401)
+})
+
+test('serve on a taken port exits 1 with one line naming the address', async (t) => {
+  const blocker = createServer()
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+  t.after(() => blocker.close())
+  const port = (blocker.address() as { port: number }).port
+  const db = join(tempDir(t), 'r.db')
+  assert.deepEqual(await runCli(['serve'], { REPLENISH_DB: db, REPLENISH_PORT: String(port) }), {
+    status: 1,
+    stdout: [],
+    stderr: [`replenish: cannot listen on 127.0.0.1:${port}: EADDRINUSE`],
+  })
+})
