@@ -147,7 +147,8 @@ export function validateCreate(attrs: Record<string, unknown>, ctx: InputContext
     interval_length: length,
     interval_units: units,
     actionable_date: actionable,
-    anchor_day: dayOf(actionable),
+    // The default date counts from today, so today's day is the anchor (Jan 31 → Feb 28 → Mar 31).
+    anchor_day: dayOf(explicitDate ?? ctx.today),
     end_date: endDate ?? null,
     currency,
     payment_method_id: payment ? payment.method : null,

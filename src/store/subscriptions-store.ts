@@ -50,10 +50,17 @@ export function subscriptionsStore(db: DatabaseSync) {
   const lastDue = db.prepare('SELECT max(due_date) AS d FROM installments WHERE subscription_id = ?')
   const updates = new Map<string, StatementSync>()
 
+  const lineItemsInStatements = new Map<number, StatementSync>()
   const lineItemsIn = (ids: readonly number[]): Map<number, LineItem[]> => {
     const out = new Map<number, LineItem[]>()
     if (ids.length === 0) return out
-    const rows = db.prepare(`SELECT * FROM line_items WHERE subscription_id IN (${ids.map(() => '?').join(',')}) ORDER BY id`).all(...ids) as Row[]
+    // One statement per page size, prepared once: a list request must not compile SQL.
+    let stmt = lineItemsInStatements.get(ids.length)
+    if (!stmt) {
+      stmt = db.prepare(`SELECT * FROM line_items WHERE subscription_id IN (${ids.map(() => '?').join(',')}) ORDER BY id`)
+      lineItemsInStatements.set(ids.length, stmt)
+    }
+    const rows = stmt.all(...ids) as Row[]
     for (const r of rows) {
       const li = toLineItem(r)
       const list = out.get(li.subscription_id)

@@ -7,8 +7,8 @@ export interface App {
   readonly config: Config
   readonly store: Store
   readonly clock: Clock
-  /** key hash → user id, so an authorized read costs no key query; cleared on revoke. */
-  readonly keyCache: Map<string, { userId: number; until: number }>
+  /** presented key → user id (and the key's hash), so an authorized read costs no key query; cleared on revoke. */
+  readonly keyCache: Map<string, { userId: number; until: number; hash: string }>
   /** Per-key token buckets and per-address failure counters (C12 limits). */
   readonly limits: RequestLimits
 }

@@ -33,11 +33,13 @@ export function clientAddress(app: App, ctx: Ctx): string {
 export function authenticate(app: App, ctx: Ctx): number {
   const key = bearerToken(ctx)
   if (key === undefined) throw new HttpError(401, { error: 'You must specify an API key.' }, CHALLENGE)
-  const hash = sha256(key)
   const now = Date.now()
-  const cached = app.keyCache.get(hash)
+  // Keyed by the presented key so a cached caller costs no hash; the hash is only for storage.
+  const cached = app.keyCache.get(key)
   let userId = cached !== undefined && cached.until > now ? cached.userId : undefined
+  let hash = cached?.hash ?? ''
   if (userId === undefined) {
+    hash = sha256(key)
     const address = clientAddress(app, ctx)
     app.limits.checkAddress(address)
     userId = app.store.accounts.userIdForKeyHash(hash)
@@ -46,7 +48,7 @@ export function authenticate(app: App, ctx: Ctx): number {
       throw new HttpError(401, { error: 'Invalid API key specified.' }, CHALLENGE)
     }
     if (app.keyCache.size > 100_000) app.keyCache.clear()
-    app.keyCache.set(hash, { userId, until: now + KEY_CACHE_MS })
+    app.keyCache.set(key, { userId, until: now + KEY_CACHE_MS, hash })
   }
   ctx.userId = userId // before the rate limit, so the log names whoever was refused
   app.limits.take(hash)

@@ -130,7 +130,7 @@ function callerScope(app: App, ctx: Ctx): string | undefined {
     return valid ? `admin:${hash}` : undefined
   }
   // The same answer authenticate() will give: its cache first, so the two never disagree.
-  const cached = app.keyCache.get(hash)
+  const cached = app.keyCache.get(token)
   const userId = cached !== undefined && cached.until > Date.now() ? cached.userId : app.store.accounts.userIdForKeyHash(hash)
   return userId === undefined ? undefined : `user:${userId}`
 }
