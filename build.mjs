@@ -56,6 +56,9 @@ writeFileSync(SEA_CONFIG, JSON.stringify({
   // No startup snapshot: it would need the bundle written for the snapshot API, for little gain here.
   useCodeCache: true,
   useSnapshot: false,
+  // A smaller young generation keeps the server's peak RSS down under load at no measured cost
+  // in throughput (docs/performance.md).
+  execArgv: ['--max-semi-space-size=4'],
 }, null, 2))
 run(process.execPath, ['--experimental-sea-config', SEA_CONFIG])
 
