@@ -33,6 +33,7 @@ export function openDatabase(file: string, options: OpenOptions): DatabaseSync {
     PRAGMA foreign_keys = ON;
     PRAGMA temp_store = MEMORY;
     PRAGMA cache_size = -16000;
+    PRAGMA journal_size_limit = 67108864;
   `)
   migrate(db)
   return db

@@ -46,9 +46,11 @@ export function recordLineItemEvent(app: App, type: string, item: LineItem): Rec
 /** Nested `line_items_attributes` of an update (C7): ids must belong to this subscription (else 404). */
 export function applyLineItemChanges(app: App, subscriptionId: number, changes: readonly LineItemChange[]): boolean {
   const s = app.store.subscriptions
+  let touched = false
   for (const change of changes) {
     if (change.op === 'add') {
       recordLineItemEvent(app, 'line_item.created', s.addLineItem(subscriptionId, change.subscribable_id, change.quantity))
+      touched = true
       continue
     }
     const item = s.lineItemById(change.id)
@@ -56,13 +58,15 @@ export function applyLineItemChanges(app: App, subscriptionId: number, changes: 
     if (change.op === 'destroy') {
       s.deleteLineItem(item.id)
       recordLineItemEvent(app, 'line_item.deleted', item)
+      touched = true
     } else if (change.quantity !== undefined || change.subscribable_id !== undefined) {
       const quantity = change.quantity ?? item.quantity
       const subscribable = change.subscribable_id ?? item.subscribable_id
       if (quantity !== item.quantity || subscribable !== item.subscribable_id) {
         recordLineItemEvent(app, 'line_item.updated', s.updateLineItem(item.id, subscribable, quantity))
+        touched = true
       }
     }
   }
-  return changes.length > 0
+  return touched
 }

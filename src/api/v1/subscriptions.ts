@@ -55,9 +55,11 @@ export const updateSubscription = (app: App): ApiHandler => (ctx, call) => {
   return call.commit(() => {
     const lastDue = app.store.subscriptions.lastDueDate(sub.id)
     const update = validateUpdate(sub, attrs, { today, userId: sub.user_id, lookups: lookups(app) }, lastDue)
-    applyLineItemChanges(app, sub.id, update.lineItems)
+    const itemsChanged = applyLineItemChanges(app, sub.id, update.lineItems)
     const changed = update.changes.size > 0
-    const updated = changed ? app.store.subscriptions.update(sub.id, update.patch) : sub
+    // A change to its line items is a change to the subscription: its updated_at moves too.
+    if (itemsChanged && !changed) app.store.subscriptions.touch(sub.id)
+    const updated = changed ? app.store.subscriptions.update(sub.id, update.patch) : itemsChanged ? (app.store.subscriptions.find(sub.id) ?? sub) : sub
     const body = present(app, updated)
     const events = app.store.events
     if (update.changes.has('frequency')) events.record('subscription.frequency_changed', sub.id, body)
