@@ -33,6 +33,22 @@ export function subscriptionsStore(db: DatabaseSync) {
       created_on, created_at, updated_at)
     VALUES (?, 'active', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`)
   const byId = db.prepare('SELECT * FROM subscriptions WHERE id = ?')
+  // The hot read (GET a subscription): SQLite builds C3's whole body, line items included, in
+  // one statement, so the request neither maps rows to objects nor stringifies them again.
+  const jsonById = db.prepare(`SELECT s.user_id AS user_id, json_object(
+      'id', s.id, 'user_id', s.user_id, 'state', s.state,
+      'paused', json(CASE s.paused WHEN 1 THEN 'true' ELSE 'false' END),
+      'interval_length', s.interval_length, 'interval_units', s.interval_units,
+      'actionable_date', s.actionable_date, 'end_date', s.end_date,
+      'skip_count', s.skip_count, 'successive_skip_count', s.successive_skip_count,
+      'payment_method_id', s.payment_method_id, 'payment_source_id', s.payment_source_id,
+      'currency', s.currency, 'processing_state', s.processing_state,
+      'shipping_address', json(s.shipping_address), 'billing_address', json(s.billing_address),
+      'line_items', (SELECT json_group_array(json_object('id', li.id, 'subscription_id', li.subscription_id,
+          'subscribable_id', li.subscribable_id, 'quantity', li.quantity, 'created_at', li.created_at, 'updated_at', li.updated_at))
+        FROM (SELECT * FROM line_items WHERE subscription_id = s.id ORDER BY id) li),
+      'created_at', s.created_at, 'updated_at', s.updated_at) AS body
+    FROM subscriptions s WHERE s.id = ?`)
   const ofUser = db.prepare('SELECT * FROM subscriptions WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?')
   const ofUserInState = db.prepare('SELECT * FROM subscriptions WHERE user_id = ? AND state = ? ORDER BY id LIMIT ? OFFSET ?')
   const countOfUser = db.prepare('SELECT count(*) AS n FROM subscriptions WHERE user_id = ?')
@@ -81,6 +97,10 @@ export function subscriptionsStore(db: DatabaseSync) {
         today, now, now,
       ) as Row
       return toSubscription(row)
+    },
+    /** The owner and the C3 body as JSON text, rendered by SQLite (see jsonById). */
+    findJson(id: number): { user_id: number; body: string } | undefined {
+      return jsonById.get(id) as { user_id: number; body: string } | undefined
     },
     find(id: number): Subscription | undefined {
       const r = byId.get(id) as Row | undefined

@@ -46,7 +46,13 @@ export const listSubscriptions = (app: App): ApiHandler => (ctx) => {
   return ok(pageBody('subscriptions', subs.map((s) => renderSubscription(s, items.get(s.id) ?? [])), page, total))
 }
 
-export const showSubscription = (app: App): ApiHandler => (ctx) => ok(present(app, ownSubscription(app, ctx)))
+export const showSubscription = (app: App): ApiHandler => (ctx) => {
+  const userId = authenticate(app, ctx)
+  const found = app.store.subscriptions.findJson(parseId(ctx.params['id']))
+  if (!found) throw notFound()
+  if (found.user_id !== userId) throw notAuthorized()
+  return { status: 200, body: undefined, raw: found.body }
+}
 
 export const updateSubscription = (app: App): ApiHandler => (ctx, call) => {
   const sub = ownSubscription(app, ctx)
