@@ -5,30 +5,13 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
-  seedPayment, seedSubscribable, seedUser, snapshot, startTestServer, type RequestOptions, type SeededUser, type TestServer,
+  seedPayment, seedSubscribable, seedUser, snapshot, startTestServer, type SeededUser, type TestServer,
 } from '../helpers/server.ts'
+import { ENCODINGS, encoded, type Encoding } from '../helpers/encoding.ts'
 
 const TODAY = '2026-03-15'
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const INVALID_PAYMENT = { payment_source_type: ['Invalid payment method or source'] }
-
-function railsForm(value: Record<string, unknown>): string {
-  const parts: string[] = []
-  const name = (n: string) => encodeURIComponent(n).replaceAll('%5B', '[').replaceAll('%5D', ']')
-  const walk = (v: unknown, key: string): void => {
-    if (v === null) parts.push(name(key))
-    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, typeof x === 'object' && x !== null ? `${key}[${i}]` : `${key}[]`))
-    else if (typeof v === 'object') for (const [k, x] of Object.entries(v as object)) walk(x, key === '' ? k : `${key}[${k}]`)
-    else parts.push(`${name(key)}=${encodeURIComponent(String(v))}`)
-  }
-  walk(value, '')
-  return parts.join('&')
-}
-
-const ENCODINGS = ['json', 'form'] as const
-type Encoding = (typeof ENCODINGS)[number]
-const encoded = (encoding: Encoding, value: Record<string, unknown>): RequestOptions =>
-  encoding === 'json' ? { json: value } : { form: railsForm(value) }
 
 let server: TestServer
 let alice: SeededUser
