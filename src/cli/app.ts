@@ -13,7 +13,12 @@ import { abandonOnCancel } from '../processing/installment-actions.ts'
 
 /** Opens the store the configuration names; only the default location has its directory made for it. */
 export function openConfiguredStore(config: Config, extra: { beforeCommit?: () => void } = {}): Store {
-  return openStore(config.db, { synchronous: config.synchronous, createDirectory: config.db === DEFAULT_DB, ...extra })
+  return openStore(config.db, {
+    synchronous: config.synchronous,
+    createDirectory: config.db === DEFAULT_DB,
+    readCacheBytes: config.readCacheMb * 1024 * 1024,
+    ...extra,
+  })
 }
 
 /** The composition root: everything a handler may use, built once. */

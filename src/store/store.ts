@@ -1,6 +1,10 @@
 import { backup as sqliteBackup, type DatabaseSync } from 'node:sqlite'
 import { openDatabase } from './db.ts'
 import { Writer } from './writer.ts'
+import { WalSync } from './wal-sync.ts'
+import { BodyCache } from './body-cache.ts'
+
+export const DEFAULT_READ_CACHE_BYTES = 16 * 1024 * 1024
 import { accountsStore } from './accounts-store.ts'
 import { catalogStore } from './catalog-store.ts'
 import { subscriptionsStore } from './subscriptions-store.ts'
@@ -13,7 +17,11 @@ export interface StoreOptions {
   readonly synchronous: 'FULL' | 'NORMAL'
   readonly createDirectory: boolean
   readonly maxBatch?: number
+  /** Bytes of rendered subscription bodies kept for GET (body-cache.ts); 0 turns the cache off. */
+  readonly readCacheBytes?: number
   readonly beforeCommit?: () => void
+  /** Test hook: replaces the fdatasync of the WAL (to hold it, or to fail it). */
+  readonly syncWal?: (fd: number, done: (err: Error | null) => void) => void
 }
 
 /**
@@ -22,12 +30,19 @@ export interface StoreOptions {
  */
 export function openStore(file: string, options: StoreOptions) {
   const db = openDatabase(file, options)
-  const writer = new Writer(db, { maxBatch: options.maxBatch ?? 256, ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}) })
+  const walSync = durableOffLoop(db, file, options)
+  const bodies = new BodyCache(db, options.readCacheBytes ?? DEFAULT_READ_CACHE_BYTES)
+  const writer = new Writer(db, {
+    maxBatch: options.maxBatch ?? 256,
+    onRollback: () => bodies.invalidateAll(),
+    ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}),
+    ...(walSync ? { walSync } : {}),
+  })
   const ping = db.prepare('SELECT 1 AS ok')
   return {
     accounts: accountsStore(db),
     catalog: catalogStore(db),
-    subscriptions: subscriptionsStore(db),
+    subscriptions: subscriptionsStore(db, bodies),
     events: eventsStore(db),
     idempotency: idempotencyStore(db),
     installments: installmentsStore(db),
@@ -36,12 +51,17 @@ export function openStore(file: string, options: StoreOptions) {
     write<T>(fn: () => T): Promise<T> {
       return writer.write(fn)
     },
+    /** Subscriptions whose GET body is cached now (tests, metrics). */
+    readCacheSize(): number {
+      return bodies.size
+    },
+    /** The database answers, and no failed WAL sync has stopped the writes. */
     ping(): boolean {
-      return (ping.get() as { ok: number } | undefined)?.ok === 1
+      return writer.failure === undefined && (ping.get() as { ok: number } | undefined)?.ok === 1
     },
     /** A consistent online copy (SQLite's backup API), safe while the server is writing. */
     async backup(target: string): Promise<void> {
-      writer.flush()
+      writer.flush(true)
       await sqliteBackup(db, target)
     },
     /** Size of the database file in bytes. */
@@ -50,11 +70,26 @@ export function openStore(file: string, options: StoreOptions) {
       return r.n
     },
     close(): void {
-      writer.flush()
+      writer.flush(true)
       if (db.isOpen) db.close()
+      walSync?.close()
     },
     /** For tests and the migration command: the raw connection. */
     db: db as DatabaseSync,
   }
 }
 export type Store = ReturnType<typeof openStore>
+
+/**
+ * synchronous=FULL on a WAL file database is kept as a guarantee, not as the pragma: the
+ * connection switches to NORMAL and a WalSync fsyncs the WAL after each COMMIT off the event loop
+ * (see wal-sync.ts). Migrations above ran under FULL itself. A database that is not in WAL mode
+ * (in memory, or a file system without shared memory) keeps the pragma.
+ */
+function durableOffLoop(db: DatabaseSync, file: string, options: StoreOptions): WalSync | undefined {
+  if (options.synchronous !== 'FULL' || file === ':memory:' || file === '') return undefined
+  const mode = (db.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode
+  if (mode !== 'wal') return undefined
+  db.exec('PRAGMA synchronous = NORMAL')
+  return new WalSync(`${file}-wal`, options.syncWal)
+}

@@ -2,6 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { LineItem, State, Subscription, SubscriptionPatch } from '../domain/types.ts'
 import type { NewSubscription } from '../domain/subscription-input.ts'
 import { nowIso, toLineItem, toSubscription, type Row } from './rows.ts'
+import type { BodyCache, SubscriptionJson } from './body-cache.ts'
 
 export interface AdminSubscriptionFilter {
   readonly after: number
@@ -27,7 +28,7 @@ function sqlValue(key: keyof SubscriptionPatch, value: unknown): string | number
 }
 
 /** Subscriptions and their line items. */
-export function subscriptionsStore(db: DatabaseSync) {
+export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const insert = db.prepare(`INSERT INTO subscriptions (user_id, state, paused, interval_length, interval_units, actionable_date,
       anchor_day, end_date, payment_method_id, payment_source_id, currency, shipping_address, billing_address,
       created_on, created_at, updated_at)
@@ -49,6 +50,7 @@ export function subscriptionsStore(db: DatabaseSync) {
         FROM (SELECT * FROM line_items WHERE subscription_id = s.id ORDER BY id) li),
       'created_at', s.created_at, 'updated_at', s.updated_at) AS body
     FROM subscriptions s WHERE s.id = ?`)
+  jsonById.setReturnArrays(true)
   const ofUser = db.prepare('SELECT * FROM subscriptions WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?')
   const ofUserInState = db.prepare('SELECT * FROM subscriptions WHERE user_id = ? AND state = ? ORDER BY id LIMIT ? OFFSET ?')
   const countOfUser = db.prepare('SELECT count(*) AS n FROM subscriptions WHERE user_id = ?')
@@ -98,9 +100,15 @@ export function subscriptionsStore(db: DatabaseSync) {
       ) as Row
       return toSubscription(row)
     },
-    /** The owner and the C3 body as JSON text, rendered by SQLite (see jsonById). */
-    findJson(id: number): { user_id: number; body: string } | undefined {
-      return jsonById.get(id) as { user_id: number; body: string } | undefined
+    /** The owner and the C3 body as JSON text, rendered by SQLite (see jsonById), cached until it changes. */
+    findJson(id: number): SubscriptionJson | undefined {
+      const cached = bodies.get(id)
+      if (cached) return cached
+      const row = jsonById.get(id) as unknown as [number, string] | undefined
+      if (!row) return undefined
+      const found = { user_id: row[0], body: row[1] }
+      bodies.set(id, found)
+      return found
     },
     find(id: number): Subscription | undefined {
       const r = byId.get(id) as Row | undefined

@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import type { WalSync } from './wal-sync.ts'
 
 interface Waiter {
   resolve(): void
@@ -10,6 +11,13 @@ export interface WriterOptions {
   readonly maxBatch: number
   /** Test hook: runs just before COMMIT; throwing there fails the whole batch. */
   readonly beforeCommit?: () => void
+  /**
+   * Makes a COMMIT durable off the event loop (the connection then runs synchronous=NORMAL);
+   * without it a unit settles as soon as its COMMIT returns.
+   */
+  readonly walSync?: WalSync
+  /** Called whenever writes are rolled back, so caches filled from them can forget them. */
+  readonly onRollback?: () => void
 }
 
 /** SQLite rolled the shared transaction back by itself (an I/O error, a full disk): its units are lost. */
@@ -23,13 +31,17 @@ export class TransactionLost extends Error {
  * transaction commits once the event loop has handled everything that arrived together (a
  * setImmediate: the batch's time window is one turn of the loop, so a lone write waits for
  * nothing) or when the batch is full, so concurrent writers share one fsync. A unit's promise
- * settles only after the COMMIT that holds its writes has returned: no answer goes out before
- * its data is durable, and a failed COMMIT fails every unit of its batch.
+ * settles only after the COMMIT that holds its writes has returned (and, with a WalSync, after
+ * the WAL holding them has reached the disk): no answer goes out before its data is durable, and
+ * a failed COMMIT fails every unit of its batch. A failed WAL sync fails its batches and every
+ * write after it: what the disk holds is no longer known, and only a restart, which reads the
+ * WAL back from the disk, can tell.
  */
 export class Writer {
   private open = false
   private running = false
   private waiters: Waiter[] = []
+  private broken: Error | undefined
   private readonly db: DatabaseSync
   private readonly options: WriterOptions
   // Prepared once: each unit runs two of these, and exec() would parse them every time.
@@ -56,6 +68,7 @@ export class Writer {
    */
   write<T>(fn: () => T): Promise<T> {
     if (this.running) throw new Error('store.write called inside a unit of writes; do the inner writes in the outer unit')
+    if (this.broken) return Promise.reject(this.broken)
     try {
       this.join()
     } catch (err) {
@@ -79,8 +92,17 @@ export class Writer {
     })
   }
 
-  /** Commits what is open now (the scheduled flush, a full batch, or a shutdown). */
-  readonly flush = (): void => {
+  /** The failed WAL sync that stopped all writes, if one did. */
+  get failure(): Error | undefined {
+    return this.broken
+  }
+
+  /**
+   * Commits what is open now (the scheduled flush, a full batch, or a shutdown). With `now`, the
+   * WAL is synced on this thread before returning: for a shutdown or a backup, when nothing else
+   * is waiting for the event loop.
+   */
+  readonly flush = (now = false): void => {
     if (!this.open) return
     if (this.running) throw new Error('cannot commit while a unit of writes is running')
     this.open = false
@@ -94,7 +116,23 @@ export class Writer {
       for (const w of waiters) w.reject(err)
       return
     }
-    for (const w of waiters) w.resolve()
+    const sync = this.options.walSync
+    if (!sync) {
+      for (const w of waiters) w.resolve()
+      return
+    }
+    if (now) {
+      sync.syncNow()
+      for (const w of waiters) w.resolve()
+      return
+    }
+    sync.afterCommit((err) => {
+      if (err) this.broken ??= err
+      for (const w of waiters) {
+        if (err) w.reject(err)
+        else w.resolve()
+      }
+    })
   }
 
   /** Opens the shared transaction if none is open, then this unit's savepoint inside it. */
@@ -114,6 +152,7 @@ export class Writer {
 
   /** Rolls back a failed unit; if even that fails, the batch's state is unknown and it all goes. */
   private undo(): void {
+    this.options.onRollback?.()
     try {
       this.rollbackTo.run()
       this.release.run()
@@ -126,6 +165,7 @@ export class Writer {
   }
 
   private abandon(): void {
+    this.options.onRollback?.()
     try {
       if (this.db.isTransaction) this.db.exec('ROLLBACK')
     } catch {
@@ -134,6 +174,7 @@ export class Writer {
   }
 
   private fail(err: Error): void {
+    this.options.onRollback?.()
     this.open = false
     const waiters = this.waiters
     this.waiters = []

@@ -30,6 +30,7 @@ test('with nothing set every option takes its documented default', () => {
     requestTimeoutMs: 30000,
     keepAliveTimeoutMs: 5000,
     synchronous: 'FULL',
+    readCacheMb: 16,
     webhookRetryBaseSeconds: 10,
     log: 'json',
     trustProxy: false,

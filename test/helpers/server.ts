@@ -62,7 +62,7 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     REPLENISH_PROCESS_EVERY: '0',
     ...env,
   })
-  const store = openStore(config.db, { synchronous: config.synchronous, createDirectory: false, ...storeOptions })
+  const store = openStore(config.db, { synchronous: config.synchronous, createDirectory: false, readCacheBytes: config.readCacheMb * 1024 * 1024, ...storeOptions })
   const app = buildApp(config, store)
   const log: AccessLogEntry[] = []
   const errors: object[] = []

@@ -138,15 +138,11 @@ test('a failing COMMIT fails every unit of its batch and keeps none of their wri
 
 test('a lone write commits on the next turn of the event loop, without waiting for a batch to fill', async (t) => {
   const h = open(t) // maxBatch 256: one unit is far from a full batch
-  let done = false
-  const unit = h.store.write(() => h.insert(1)).then(() => {
-    done = true
-  })
+  const unit = h.store.write(() => h.insert(1))
   assert.equal(h.commits(), 0)
   assert.deepEqual(h.committed(), [])
-  await nextTurn() // the flush was queued first, so it has run (and the unit settled) by now
+  await nextTurn() // the flush was queued first, so it has run by now
   assert.equal(h.commits(), 1)
-  assert.equal(done, true)
   assert.deepEqual(h.committed(), [1])
   await unit
 })

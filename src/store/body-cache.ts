@@ -1,0 +1,94 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
+
+/** A subscription's C3 body as SQLite rendered it, with its owner for the C2 check. */
+export interface SubscriptionJson {
+  readonly user_id: number
+  readonly body: string
+}
+
+/**
+ * Rendered GET bodies of subscriptions, by id, so an authorized read of an unchanged subscription
+ * runs no SQL but one `PRAGMA data_version` (issue 6: about 8 µs of a 37 µs GET).
+ *
+ * A stale answer is never given, however the data changed:
+ * - this connection's writes fire TEMP triggers (they exist for this connection only) on
+ *   `subscriptions` and `line_items`, which drop the subscription's entry as the row changes,
+ *   whatever code path or bulk statement wrote it;
+ * - another process's commits (`replenish process` beside `serve`) change `PRAGMA data_version`,
+ *   which is read before every lookup: then everything goes;
+ * - a rolled-back unit or batch (`invalidateAll`, called by the writer) may have left entries that
+ *   were read from writes that never committed: everything goes.
+ *
+ * Entries are evicted oldest first once their bodies pass `maxBytes`.
+ */
+export class BodyCache {
+  private readonly entries = new Map<number, SubscriptionJson>()
+  private readonly dataVersion: StatementSync
+  private version = -1
+  private bytes = 0
+  private readonly maxBytes: number
+
+  constructor(db: DatabaseSync, maxBytes: number) {
+    this.maxBytes = maxBytes
+    this.dataVersion = db.prepare('PRAGMA data_version')
+    this.dataVersion.setReturnArrays(true)
+    db.function('replenish_body_changed', { deterministic: false }, (id) => {
+      this.drop(Number(id))
+      return null
+    })
+    // Created before any statement is prepared on the connection: a schema change would make
+    // SQLite re-prepare them all once.
+    db.exec(`
+      CREATE TEMP TRIGGER body_cache_subscription_updated AFTER UPDATE ON main.subscriptions
+        BEGIN SELECT replenish_body_changed(OLD.id); END;
+      CREATE TEMP TRIGGER body_cache_subscription_deleted AFTER DELETE ON main.subscriptions
+        BEGIN SELECT replenish_body_changed(OLD.id); END;
+      CREATE TEMP TRIGGER body_cache_line_item_inserted AFTER INSERT ON main.line_items
+        BEGIN SELECT replenish_body_changed(NEW.subscription_id); END;
+      CREATE TEMP TRIGGER body_cache_line_item_updated AFTER UPDATE ON main.line_items
+        BEGIN SELECT replenish_body_changed(OLD.subscription_id); SELECT replenish_body_changed(NEW.subscription_id); END;
+      CREATE TEMP TRIGGER body_cache_line_item_deleted AFTER DELETE ON main.line_items
+        BEGIN SELECT replenish_body_changed(OLD.subscription_id); END;
+    `)
+  }
+
+  /** The cached body, or undefined; first forgets everything if another connection committed. */
+  get(id: number): SubscriptionJson | undefined {
+    const version = (this.dataVersion.get() as unknown as [number])[0]
+    if (version !== this.version) {
+      this.invalidateAll()
+      this.version = version
+      return undefined
+    }
+    return this.entries.get(id)
+  }
+
+  set(id: number, value: SubscriptionJson): void {
+    if (this.maxBytes <= 0 || value.body.length > this.maxBytes) return
+    this.drop(id)
+    this.entries.set(id, value)
+    this.bytes += value.body.length
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) break
+      this.entries.delete(oldest)
+      this.bytes -= entry.body.length
+    }
+  }
+
+  invalidateAll(): void {
+    this.entries.clear()
+    this.bytes = 0
+  }
+
+  /** For tests and metrics. */
+  get size(): number {
+    return this.entries.size
+  }
+
+  private drop(id: number): void {
+    const entry = this.entries.get(id)
+    if (entry === undefined) return
+    this.entries.delete(id)
+    this.bytes -= entry.body.length
+  }
+}

@@ -1,0 +1,168 @@
+import { test, type TestContext } from 'node:test'
+import assert from 'node:assert/strict'
+import { DatabaseSync } from 'node:sqlite'
+import { serviceClock } from '../../src/clock.ts'
+import { runProcessor } from '../../src/processing/processor.ts'
+import { ADMIN_TOKEN, createSubscription, seedSubscribable, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
+
+/**
+ * The GET body cache (issue 6, src/store/body-cache.ts) must never answer with a body that is no
+ * longer true. Each test reads a subscription (so it is cached), changes it one way, and reads it
+ * again: the answer must be what SQLite renders now, byte for byte.
+ */
+async function setup(t: TestContext, env: Record<string, string> = {}) {
+  const server = await startTestServer(t, env)
+  const user = await seedUser(server.store)
+  const items = [await seedSubscribable(server.store), await seedSubscribable(server.store)]
+  const sub = await createSubscription(server, user.key, {
+    line_items_attributes: [{ subscribable_id: items[0], quantity: 1 }, { subscribable_id: items[1], quantity: 2 }],
+  })
+  const get = async () => {
+    const res = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: user.key })
+    assert.equal(res.status, 200)
+    return res.body
+  }
+  // Fill the cache, and prove it is being used: a second read is served without SQL.
+  await get()
+  assert.ok(cacheSize(server) >= 1, 'the first GET cached the body')
+  return { server, user, sub, items, get }
+}
+
+const cacheSize = (server: TestServer): number => server.store.readCacheSize()
+
+/** What the database says now, rendered without the cache. */
+function fresh(server: TestServer, id: number): unknown {
+  const row = server.store.db.prepare('SELECT quantity FROM line_items WHERE subscription_id = ? ORDER BY id').all(id) as { quantity: number }[]
+  return row.map((r) => r.quantity)
+}
+
+test('a second GET of an unchanged subscription is answered from the cache with the same bytes', async (t) => {
+  const { server, user, sub } = await setup(t)
+  const first = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: user.key })
+  // Change the row behind SQLite's back in a way no trigger sees (a TEMP trigger is dropped):
+  // the cached answer is still served, which shows the second read came from the cache.
+  server.store.db.exec('DROP TRIGGER temp.body_cache_subscription_updated')
+  server.store.db.prepare("UPDATE subscriptions SET currency = 'EUR' WHERE id = ?").run(sub.id)
+  const second = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: user.key })
+  assert.equal(second.text, first.text)
+})
+
+test('PATCH of a line item: the next GET shows the new quantity and updated_at', async (t) => {
+  const { server, user, sub, get } = await setup(t)
+  const res = await server.request('PATCH', `/api/v1/line_items/${sub.line_items[0].id}`, { key: user.key, json: { subscription_line_item: { quantity: 7 } } })
+  assert.equal(res.status, 200)
+  const after = await get()
+  assert.deepEqual(after.line_items.map((li: { quantity: number }) => li.quantity), fresh(server, sub.id))
+  assert.equal(after.line_items[0].quantity, 7)
+})
+
+test('adding and deleting line items: the next GET lists exactly the items that exist', async (t) => {
+  const { server, user, sub, items, get } = await setup(t)
+  const added = await server.request('POST', `/api/v1/subscriptions/${sub.id}/line_items`, { key: user.key, json: { subscription_line_item: { subscribable_id: items[0], quantity: 5 } } })
+  assert.equal(added.status, 200)
+  assert.equal((await get()).line_items.length, 3)
+  const removed = await server.request('DELETE', `/api/v1/line_items/${sub.line_items[0].id}`, { key: user.key })
+  assert.equal(removed.status, 200)
+  const after = await get()
+  assert.deepEqual(after.line_items.map((li: { id: number }) => li.id), [sub.line_items[1].id, added.body.id])
+})
+
+test('skip, pause and cancel: the next GET shows each new state and date', async (t) => {
+  const { server, user, sub, get } = await setup(t)
+  const skipped = await server.request('POST', `/api/v1/subscriptions/${sub.id}/skip`, { key: user.key })
+  assert.equal((await get()).actionable_date, skipped.body.actionable_date)
+  assert.notEqual(skipped.body.actionable_date, sub.actionable_date)
+  await server.request('POST', `/api/v1/subscriptions/${sub.id}/pause`, { key: user.key })
+  assert.equal((await get()).paused, true)
+  await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: user.key })
+  assert.equal((await get()).state, 'canceled')
+})
+
+test('the admin API and the processor change subscriptions too: the next GET sees it', async (t) => {
+  const { server, sub, get } = await setup(t, { REPLENISH_TODAY: '2026-03-01' })
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+  const skipped = await server.request('POST', `/admin/api/v1/subscriptions/${sub.id}/skip`, { headers: admin })
+  assert.equal(skipped.status, 200)
+  assert.equal((await get()).actionable_date, skipped.body.actionable_date)
+
+  // A processor run in this process moves the date on with one set-based UPDATE.
+  const before = (await get()).actionable_date as string
+  const summary = await runProcessor(server.store, { clock: serviceClock('UTC', before) })
+  assert.equal(summary.installments, 1)
+  const after = await get()
+  assert.ok(after.actionable_date > before, `${after.actionable_date} after ${before}`)
+})
+
+test('a commit by another process (replenish process, a script) empties the cache', async (t) => {
+  const { server, sub, get } = await setup(t)
+  const other = new DatabaseSync(server.config.db)
+  t.after(() => other.close())
+  other.prepare('UPDATE line_items SET quantity = 42 WHERE id = ?').run(sub.line_items[1].id)
+  assert.equal((await get()).line_items[1].quantity, 42)
+})
+
+test('a unit that wrote and then failed leaves no trace in the cache, even of what it read', async (t) => {
+  const { server, sub, get } = await setup(t)
+  const original = await get()
+  await assert.rejects(
+    server.store.write(() => {
+      server.store.db.prepare('UPDATE line_items SET quantity = 99 WHERE id = ?').run(sub.line_items[0].id)
+      // Read inside the unit: this sees (and would cache) the write about to be rolled back.
+      assert.equal(JSON.parse(server.store.subscriptions.findJson(sub.id)!.body).line_items[0].quantity, 99)
+      throw new Error('the unit fails')
+    }),
+    /the unit fails/,
+  )
+  assert.deepEqual(await get(), original)
+})
+
+test('a batch whose COMMIT fails leaves no trace in the cache of what was read in between', async (t) => {
+  let failNext = false
+  const server = await startTestServer(t, {}, {
+    beforeCommit: () => {
+      if (failNext) {
+        failNext = false
+        throw new Error('injected COMMIT failure')
+      }
+    },
+  })
+  const user = await seedUser(server.store)
+  const item = await seedSubscribable(server.store)
+  const sub = await createSubscription(server, user.key, { line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
+  const original = server.store.subscriptions.findJson(sub.id)!.body
+  failNext = true
+  const unit = server.store.write(() => server.store.db.prepare('UPDATE line_items SET quantity = 5 WHERE id = ?').run(sub.line_items[0].id))
+  // Between the unit and its COMMIT a read sees the uncommitted quantity, and caches it.
+  assert.equal(JSON.parse(server.store.subscriptions.findJson(sub.id)!.body).line_items[0].quantity, 5)
+  await assert.rejects(unit, /injected COMMIT failure/)
+  assert.equal(server.store.subscriptions.findJson(sub.id)!.body, original)
+})
+
+test('the cache keeps within its byte budget, and 0 turns it off', async (t) => {
+  // 1 MB budget, many subscriptions of ~600 bytes: it must stop growing near 1 MB.
+  const small = await startTestServer(t, { REPLENISH_READ_CACHE_MB: '1' })
+  const user = await seedUser(small.store)
+  const ids: number[] = []
+  await small.store.write(() => {
+    for (let i = 0; i < 3000; i++) ids.push(small.store.subscriptions.create(user.id, {
+      interval_length: 1, interval_units: 'month', actionable_date: '2026-12-01', anchor_day: 1, end_date: null,
+      payment_method_id: null, payment_source_id: null, currency: 'USD', shipping_address: null, billing_address: null, line_items: [],
+    }, '2026-11-01').id)
+  })
+  let bytes = 0
+  for (const id of ids) bytes += small.store.subscriptions.findJson(id)!.body.length
+  assert.ok(bytes > 1024 * 1024, 'the bodies read add up to more than the budget')
+  const kept = small.store.readCacheSize()
+  assert.ok(kept > 0 && kept * (bytes / ids.length) <= 1024 * 1024, `${kept} bodies kept`)
+  // The newest reads are the ones kept.
+  const last = ids.at(-1)!
+  small.store.db.exec('DROP TRIGGER temp.body_cache_subscription_updated')
+  small.store.db.prepare("UPDATE subscriptions SET currency = 'EUR' WHERE id = ?").run(last)
+  assert.match(small.store.subscriptions.findJson(last)!.body, /"currency":"USD"/)
+
+  const off = await startTestServer(t, { REPLENISH_READ_CACHE_MB: '0' })
+  const u2 = await seedUser(off.store)
+  const sub = await createSubscription(off, u2.key)
+  off.store.subscriptions.findJson(sub.id)
+  assert.equal(off.store.readCacheSize(), 0)
+})

@@ -1,0 +1,150 @@
+import { test, type TestContext } from 'node:test'
+import assert from 'node:assert/strict'
+import { fdatasync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { openStore, type Store, type StoreOptions } from '../../src/store/store.ts'
+import { DurabilityLost } from '../../src/store/wal-sync.ts'
+
+/**
+ * Durable group commit (issue 6, C12): with synchronous=FULL the COMMIT no longer fsyncs on the
+ * event loop; the WAL is fdatasynced on the thread pool, and a unit settles only after a sync
+ * that began after its COMMIT has finished. The fdatasync is replaced here by a hook that
+ * records each call and can hold or fail it.
+ */
+interface Sync {
+  readonly fd: number
+  /** Completes this fdatasync: for real, or with an error. */
+  finish(err?: Error): void
+}
+
+function open(t: TestContext, options: Partial<StoreOptions> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-walsync-'))
+  const file = join(dir, 'w.db')
+  const syncs: Sync[] = []
+  let hold = false
+  const store = openStore(file, {
+    synchronous: 'FULL',
+    createDirectory: false,
+    syncWal: (fd, done) => {
+      const sync: Sync = { fd, finish: (err) => (err ? done(err) : fdatasync(fd, (e) => done(e))) }
+      syncs.push(sync)
+      if (!hold) sync.finish()
+    },
+    ...options,
+  })
+  store.db.exec('CREATE TABLE unit_rows (n INTEGER PRIMARY KEY)')
+  const insert = store.db.prepare('INSERT INTO unit_rows (n) VALUES (?)')
+  const reader = new DatabaseSync(file, { readOnly: true })
+  const read = reader.prepare('SELECT n FROM unit_rows ORDER BY n')
+  t.after(() => {
+    reader.close()
+    store.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return {
+    store,
+    file,
+    syncs,
+    holdSyncs: (on: boolean) => {
+      hold = on
+    },
+    insert: (n: number) => void insert.run(n),
+    committed: () => (read.all() as { n: number }[]).map((r) => r.n),
+  }
+}
+
+type Harness = ReturnType<typeof open> & { store: Store }
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+/** Lets the thread pool answer (a real fdatasync) and its callbacks run. */
+const settleIo = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20))
+
+function tracked<T>(p: Promise<T>): { readonly settled: boolean; readonly promise: Promise<T> } {
+  const state = { settled: false, promise: p }
+  p.then(
+    () => (state.settled = true),
+    () => (state.settled = true),
+  )
+  return state
+}
+
+test('synchronous=FULL on a WAL file: the connection runs NORMAL and the WAL file itself is fdatasynced after each COMMIT', async (t) => {
+  const h: Harness = open(t)
+  assert.equal((h.store.db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous, 1)
+  await h.store.write(() => h.insert(1))
+  assert.equal(h.syncs.length, 1)
+  // The descriptor synced is the database's own -wal file.
+  const { fstatSync } = await import('node:fs')
+  assert.equal(fstatSync(h.syncs[0]!.fd).ino, statSync(`${h.file}-wal`).ino)
+})
+
+test('synchronous=NORMAL keeps the pragma and syncs nothing itself', async (t) => {
+  const h = open(t, { synchronous: 'NORMAL' })
+  assert.equal((h.store.db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous, 1)
+  await h.store.write(() => h.insert(1))
+  assert.equal(h.syncs.length, 0)
+  assert.deepEqual(h.committed(), [1])
+})
+
+test('a unit does not settle when its COMMIT returns, only when the WAL sync after it has finished', async (t) => {
+  const h = open(t)
+  h.holdSyncs(true)
+  const unit = tracked(h.store.write(() => h.insert(1)))
+  await nextTurn()
+  await settleIo()
+  // Committed (another connection reads it), but not yet known to be on the disk: no answer.
+  assert.deepEqual(h.committed(), [1])
+  assert.equal(h.syncs.length, 1)
+  assert.equal(unit.settled, false)
+  h.syncs[0]!.finish()
+  await unit.promise
+  assert.equal(unit.settled, true)
+})
+
+test('batches that commit while a sync runs wait for the next sync, and share it', async (t) => {
+  const h = open(t)
+  h.holdSyncs(true)
+  const first = tracked(h.store.write(() => h.insert(1)))
+  await nextTurn() // batch 1 commits, its sync starts and is held
+  const second = tracked(h.store.write(() => h.insert(2)))
+  await nextTurn() // batch 2 commits while sync 1 runs
+  const third = tracked(h.store.write(() => h.insert(3)))
+  await nextTurn() // batch 3 too
+  assert.deepEqual(h.committed(), [1, 2, 3])
+  assert.equal(h.syncs.length, 1)
+
+  h.syncs[0]!.finish()
+  await first.promise
+  await settleIo()
+  // Sync 1 began before batches 2 and 3 committed: it does not count for them.
+  assert.equal(second.settled, false)
+  assert.equal(third.settled, false)
+  assert.equal(h.syncs.length, 2)
+  h.syncs[1]!.finish()
+  await Promise.all([second.promise, third.promise])
+  assert.equal(h.syncs.length, 2)
+})
+
+test('a failed WAL sync fails its units, then every later write, and the store reports it is not ready', async (t) => {
+  const h = open(t)
+  h.holdSyncs(true)
+  const units = [1, 2, 3].map((n) => h.store.write(() => h.insert(n)))
+  await nextTurn()
+  assert.equal(h.store.ping(), true)
+  h.syncs[0]!.finish(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }))
+  for (const unit of units) await assert.rejects(unit, DurabilityLost)
+  await assert.rejects(h.store.write(() => h.insert(4)), DurabilityLost)
+  assert.equal(h.store.ping(), false)
+  assert.deepEqual(h.committed(), [1, 2, 3], 'the refused write never ran')
+})
+
+test('closing the store syncs the last batch on the spot and settles its units', async (t) => {
+  const h = open(t)
+  h.holdSyncs(true)
+  const unit = h.store.write(() => h.insert(9))
+  h.store.close()
+  await unit
+  assert.deepEqual(h.committed(), [9])
+})
