@@ -12,7 +12,22 @@ export interface Clock {
 
 export function serviceClock(timeZone: string, fixedToday: string | undefined, real: () => Date = () => new Date()): Clock {
   if (fixedToday === undefined) {
-    return { now: real, today: () => dateIn(timeZone, real()) }
+    // The date in a zone costs an Intl formatting (2 µs, every write asks). Midnight falls on a
+    // whole second in every zone (offsets are whole seconds), so one answer per second is exact.
+    let second = Number.NaN
+    let date = ''
+    return {
+      now: real,
+      today: () => {
+        const t = real()
+        const s = Math.floor(t.getTime() / 1000)
+        if (s !== second) {
+          second = s
+          date = dateIn(timeZone, t)
+        }
+        return date
+      },
+    }
   }
   return {
     now: () => {

@@ -9,7 +9,7 @@ import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { cursorBody, optionalRoot, parseId, readCursor } from '../api/shared/params.ts'
-import { applyTransition, present } from '../api/shared/subscription-actions.ts'
+import { applyTransition, okJson, present } from '../api/shared/subscription-actions.ts'
 
 function findSubscription(app: App, ctx: Ctx): Subscription {
   authenticateAdmin(app, ctx)
@@ -42,7 +42,7 @@ export const showSubscription = (app: App): ApiHandler => (ctx) => ok(present(ap
 function transitionRoute(app: App, decide: (sub: Subscription, ctx: Ctx) => Transition | null): ApiHandler {
   return (ctx, call) => {
     const sub = findSubscription(app, ctx)
-    return call.commit(() => ok(applyTransition(app, sub, decide(sub, ctx))))
+    return call.commit(() => okJson(applyTransition(app, sub, decide(sub, ctx))))
   }
 }
 const dateParam = (ctx: Ctx): unknown => optionalRoot(ctx, 'subscription')['actionable_date']

@@ -33,7 +33,7 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
       keepAliveTimeoutMs: config.keepAliveTimeoutMs,
       onResponse: (entry) => {
         metrics.observe(entry)
-        if (config.log === 'json') stdout.write(entry)
+        if (config.log === 'json') stdout.write({ time: new Date().toISOString(), ...entry })
       },
       logError: (entry) => errors.write(entry),
     },

@@ -58,7 +58,12 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
         path,
         route: match.route,
         params: match.params,
-        query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
+        // Parsed on first use: most routes never look at the query string.
+        get query() {
+          const value = new URLSearchParams(q === -1 ? '' : url.slice(q + 1))
+          Object.defineProperty(this, 'query', { value })
+          return value
+        },
         body: body.value,
         bodyKind: body.kind,
         rawBody: raw,
@@ -80,7 +85,6 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
     }
     if (!res.headersSent && !res.destroyed) send(res, reply, requestId, closing)
     options.onResponse({
-      time: new Date().toISOString(),
       method,
       route: template,
       status: reply.status,
@@ -124,7 +128,7 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
     )
     socket.destroySoon()
     // A request already handed to a handler is logged by it; one cut off before that is logged here.
-    if (!inFlight) options.onResponse({ time: new Date().toISOString(), method: '-', route: 'unmatched', status, ms: 0, request_id: requestId, user_id: null })
+    if (!inFlight) options.onResponse({ method: '-', route: 'unmatched', status, ms: 0, request_id: requestId, user_id: null })
   })
   return { server, draining: () => { closing = true } }
 }

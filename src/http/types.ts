@@ -37,8 +37,8 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
 /** `[method, path template, handler]`: PATCH routes answer PUT too (C1). */
 export type Route = readonly [Method, string, Handler]
 
+/** What the server reports of each answer; the log line adds its `time` (only when it is written). */
 export interface AccessLogEntry {
-  time: string
   method: string
   route: string
   status: number

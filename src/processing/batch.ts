@@ -89,10 +89,12 @@ export function processBatch(store: Store, rows: readonly DueRow[], today: strin
 /** A decision without an installment: end or resume. */
 export function applyChange(store: Store, id: number, d: DueDecision, counts: Counts): void {
   if (d.kind !== 'end' && d.kind !== 'resume') return
+  const sub = store.subscriptions.find(id)
+  if (!sub) return
   if (d.kind === 'resume') counts.resumed++
   else if (d.event === 'subscription.canceled') counts.canceled++
   else counts.ended++
-  const updated = store.subscriptions.update(id, d.patch)
+  const updated = store.subscriptions.update(sub, d.patch)
   if (updated.state === 'canceled') counts.abandoned += abandonOpenInstallments(store, id)
   recordSubscription(store, store.subscriptions.find(id) ?? updated, [d.event])
 }

@@ -22,6 +22,10 @@ export function eventsStore(db: DatabaseSync) {
     record(type: string, subscriptionId: number | null, object: unknown): number {
       return Number(insert.run(type, subscriptionId, JSON.stringify({ object }), nowIso()).lastInsertRowid)
     },
+    /** `record` for an object that is JSON text already: stored exactly as `record` would store it. */
+    recordJson(type: string, subscriptionId: number | null, objectJson: string): number {
+      return Number(insert.run(type, subscriptionId, `{"object":${objectJson}}`, nowIso()).lastInsertRowid)
+    },
     ofSubscription(subscriptionId: number, offset: number, limit: number): EventRecord[] {
       return (ofSubscription.all(subscriptionId, limit, offset) as Row[]).map(toEvent)
     },

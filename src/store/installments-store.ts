@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite'
 import type { Address, State, Subscription } from '../domain/types.ts'
 import type { DueFields } from '../domain/processing.ts'
 import { INSTALLMENT_STATES, type Attempt, type Installment, type InstallmentState, type SnapshotLine } from '../domain/installment.ts'
-import { toSubscription, type Row } from './rows.ts'
+import { SUBSCRIPTION_COLUMNS, columns, subscriptionOf, type Row, type Values } from './rows.ts'
 
 export interface InstallmentChange {
   readonly state: InstallmentState
@@ -91,9 +91,10 @@ export function installmentsStore(db: DatabaseSync) {
   dueByDate.setReturnArrays(true)
   const maxSubscription = db.prepare('SELECT coalesce(max(id), 0) AS m FROM subscriptions')
   const countDue = db.prepare(`SELECT count(*) AS n FROM subscriptions INDEXED BY subscriptions_due WHERE ${ACTING} AND actionable_date <= ?`)
-  const ending = db.prepare(`SELECT * FROM subscriptions INDEXED BY subscriptions_ending
+  const ending = db.prepare(`SELECT ${columns(SUBSCRIPTION_COLUMNS)} FROM subscriptions INDEXED BY subscriptions_ending
     WHERE ${ACTING} AND end_date IS NOT NULL AND end_date >= ?1 AND end_date < ?2 AND (end_date > ?1 OR id > ?3)
     ORDER BY end_date, id LIMIT ?4`)
+  ending.setReturnArrays(true)
   const oldestDue = db.prepare(`SELECT actionable_date AS d FROM subscriptions s INDEXED BY subscriptions_due
     WHERE ${ACTING} AND actionable_date <= ? AND EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = s.id)
     ORDER BY actionable_date LIMIT 1`)
@@ -162,7 +163,7 @@ export function installmentsStore(db: DatabaseSync) {
     },
     /** Subscriptions whose end date passed before today, after the cursor (end_date, id). */
     endingBatch(today: string, afterDate: string, afterId: number, limit: number): Subscription[] {
-      return (ending.all(afterDate, today, afterId, limit) as Row[]).map(toSubscription)
+      return (ending.all(afterDate, today, afterId, limit) as unknown as Values[]).map(subscriptionOf)
     },
     /** The oldest date of a subscription that is due and has something to deliver (/metrics, /readyz). */
     oldestDue(today: string): string | null {

@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { LineItem, State, Subscription, SubscriptionPatch } from '../domain/types.ts'
 import type { NewSubscription } from '../domain/subscription-input.ts'
-import { nowIso, toLineItem, toSubscription, type Row } from './rows.ts'
+import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, subscriptionOf, type Values } from './rows.ts'
 import type { BodyCache, SubscriptionJson } from './body-cache.ts'
 
 export interface AdminSubscriptionFilter {
@@ -27,16 +27,23 @@ function sqlValue(key: keyof SubscriptionPatch, value: unknown): string | number
   return value as string | number
 }
 
-/** Subscriptions and their line items. */
+/** Subscriptions and their line items. Reads come back as arrays (rows.ts); writes return no rows. */
 export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
-  const insert = db.prepare(`INSERT INTO subscriptions (user_id, state, paused, interval_length, interval_units, actionable_date,
+  const S = columns(SUBSCRIPTION_COLUMNS)
+  const L = columns(LINE_ITEM_COLUMNS)
+  const prepare = (sql: string): StatementSync => {
+    const stmt = db.prepare(sql)
+    stmt.setReturnArrays(true)
+    return stmt
+  }
+  const insert = prepare(`INSERT INTO subscriptions (user_id, state, paused, interval_length, interval_units, actionable_date,
       anchor_day, end_date, payment_method_id, payment_source_id, currency, shipping_address, billing_address,
       created_on, created_at, updated_at)
-    VALUES (?, 'active', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`)
-  const byId = db.prepare('SELECT * FROM subscriptions WHERE id = ?')
+    VALUES (?, 'active', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${S}`)
+  const byId = prepare(`SELECT ${S} FROM subscriptions WHERE id = ?`)
   // The hot read (GET a subscription): SQLite builds C3's whole body, line items included, in
   // one statement, so the request neither maps rows to objects nor stringifies them again.
-  const jsonById = db.prepare(`SELECT s.user_id AS user_id, json_object(
+  const jsonById = prepare(`SELECT s.user_id AS user_id, json_object(
       'id', s.id, 'user_id', s.user_id, 'state', s.state,
       'paused', json(CASE s.paused WHEN 1 THEN 'true' ELSE 'false' END),
       'interval_length', s.interval_length, 'interval_units', s.interval_units,
@@ -50,42 +57,30 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
         FROM (SELECT * FROM line_items WHERE subscription_id = s.id ORDER BY id) li),
       'created_at', s.created_at, 'updated_at', s.updated_at) AS body
     FROM subscriptions s WHERE s.id = ?`)
-  jsonById.setReturnArrays(true)
-  const ofUser = db.prepare('SELECT * FROM subscriptions WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?')
-  const ofUserInState = db.prepare('SELECT * FROM subscriptions WHERE user_id = ? AND state = ? ORDER BY id LIMIT ? OFFSET ?')
-  const countOfUser = db.prepare('SELECT count(*) AS n FROM subscriptions WHERE user_id = ?')
-  const countOfUserInState = db.prepare('SELECT count(*) AS n FROM subscriptions WHERE user_id = ? AND state = ?')
-  const withSource = db.prepare('SELECT id FROM subscriptions WHERE payment_source_id = ?')
+  const ofUser = prepare(`SELECT ${S} FROM subscriptions WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?`)
+  const ofUserInState = prepare(`SELECT ${S} FROM subscriptions WHERE user_id = ? AND state = ? ORDER BY id LIMIT ? OFFSET ?`)
+  const countOfUser = prepare('SELECT count(*) FROM subscriptions WHERE user_id = ?')
+  const countOfUserInState = prepare('SELECT count(*) FROM subscriptions WHERE user_id = ? AND state = ?')
+  const withSource = prepare('SELECT id FROM subscriptions WHERE payment_source_id = ?')
   const clearPayment = db.prepare('UPDATE subscriptions SET payment_method_id = NULL, payment_source_id = NULL, updated_at = ? WHERE payment_source_id = ?')
-  const lineItemsOf = db.prepare('SELECT * FROM line_items WHERE subscription_id = ? ORDER BY id')
-  const lineItemById = db.prepare('SELECT * FROM line_items WHERE id = ?')
-  const lineItemOwner = db.prepare('SELECT li.*, s.user_id AS owner_id FROM line_items li JOIN subscriptions s ON s.id = li.subscription_id WHERE li.id = ?')
-  const insertLineItem = db.prepare('INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING *')
-  const updateLineItem = db.prepare('UPDATE line_items SET subscribable_id = ?, quantity = ?, updated_at = ? WHERE id = ? RETURNING *')
+  const lineItemsOf = prepare(`SELECT ${L} FROM line_items WHERE subscription_id = ? ORDER BY id`)
+  // One statement for any page of a list: the ids come as a JSON array, so no SQL is compiled per request.
+  const lineItemsIn = prepare(`SELECT ${L} FROM line_items WHERE subscription_id IN (SELECT value FROM json_each(?)) ORDER BY id`)
+  const lineItemById = prepare(`SELECT ${L} FROM line_items WHERE id = ?`)
+  const lineItemOwner = prepare(`SELECT ${columns(LINE_ITEM_COLUMNS, 'li')}, s.user_id FROM line_items li JOIN subscriptions s ON s.id = li.subscription_id WHERE li.id = ?`)
+  const insertLineItem = prepare(`INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING ${L}`)
+  const updateLineItem = db.prepare('UPDATE line_items SET subscribable_id = ?, quantity = ?, updated_at = ? WHERE id = ?')
   const deleteLineItem = db.prepare('DELETE FROM line_items WHERE id = ?')
-  const lineItemsOfSubscribable = db.prepare('SELECT * FROM line_items WHERE subscribable_id = ? ORDER BY id')
+  const lineItemsOfSubscribable = prepare(`SELECT ${L} FROM line_items WHERE subscribable_id = ? ORDER BY id`)
   const touch = db.prepare('UPDATE subscriptions SET updated_at = ? WHERE id = ?')
-  const lastDue = db.prepare('SELECT max(due_date) AS d FROM installments WHERE subscription_id = ?')
+  const lastDue = prepare('SELECT max(due_date) FROM installments WHERE subscription_id = ?')
   const updates = new Map<string, StatementSync>()
-
-  const lineItemsInStatements = new Map<number, StatementSync>()
-  const lineItemsIn = (ids: readonly number[]): Map<number, LineItem[]> => {
-    const out = new Map<number, LineItem[]>()
-    if (ids.length === 0) return out
-    // One statement per page size, prepared once: a list request must not compile SQL.
-    let stmt = lineItemsInStatements.get(ids.length)
-    if (!stmt) {
-      stmt = db.prepare(`SELECT * FROM line_items WHERE subscription_id IN (${ids.map(() => '?').join(',')}) ORDER BY id`)
-      lineItemsInStatements.set(ids.length, stmt)
-    }
-    const rows = stmt.all(...ids) as Row[]
-    for (const r of rows) {
-      const li = toLineItem(r)
-      const list = out.get(li.subscription_id)
-      if (list) list.push(li)
-      else out.set(li.subscription_id, [li])
-    }
-    return out
+  const count = (stmt: StatementSync, ...args: (string | number)[]): number => (stmt.get(...args) as unknown as [number])[0]
+  const subscriptions = (rows: unknown): Subscription[] => (rows as Values[]).map(subscriptionOf)
+  const lineItems = (rows: unknown): LineItem[] => (rows as Values[]).map(lineItemOf)
+  const render = (id: number): SubscriptionJson | undefined => {
+    const row = jsonById.get(id) as unknown as [number, string] | undefined
+    return row ? { user_id: row[0], body: row[1] } : undefined
   }
 
   return {
@@ -97,49 +92,58 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
         s.shipping_address ? JSON.stringify(s.shipping_address) : null,
         s.billing_address ? JSON.stringify(s.billing_address) : null,
         today, now, now,
-      ) as Row
-      return toSubscription(row)
+      ) as unknown as Values
+      return subscriptionOf(row)
     },
     /** The owner and the C3 body as JSON text, rendered by SQLite (see jsonById), cached until it changes. */
     findJson(id: number): SubscriptionJson | undefined {
       const cached = bodies.get(id)
       if (cached) return cached
-      const row = jsonById.get(id) as unknown as [number, string] | undefined
-      if (!row) return undefined
-      const found = { user_id: row[0], body: row[1] }
-      bodies.set(id, found)
+      const found = render(id)
+      if (found) bodies.set(id, found)
       return found
     },
-    find(id: number): Subscription | undefined {
-      const r = byId.get(id) as Row | undefined
-      return r ? toSubscription(r) : undefined
+    /**
+     * The same, rendered now and never cached: a write answers with what its own unit wrote,
+     * which a trigger has just dropped from the cache anyway and which no one may have read yet.
+     */
+    renderJson(id: number): SubscriptionJson | undefined {
+      return render(id)
     },
-    update(id: number, patch: SubscriptionPatch): Subscription {
+    find(id: number): Subscription | undefined {
+      const row = byId.get(id) as unknown as Values | undefined
+      return row ? subscriptionOf(row) : undefined
+    },
+    /** Writes `patch` and answers the subscription as it now stands (no row is read back). */
+    update(sub: Subscription, patch: SubscriptionPatch): Subscription {
       const keys = (Object.keys(patch) as (keyof SubscriptionPatch)[]).filter((k) => patch[k] !== undefined).sort()
       const signature = keys.join(',')
       let stmt = updates.get(signature)
       if (!stmt) {
         const sets = keys.map((k) => `${COLUMN_OF[k]} = ?`)
         sets.push('updated_at = ?')
-        stmt = db.prepare(`UPDATE subscriptions SET ${sets.join(', ')} WHERE id = ? RETURNING *`)
+        stmt = db.prepare(`UPDATE subscriptions SET ${sets.join(', ')} WHERE id = ?`)
         updates.set(signature, stmt)
       }
-      const values = keys.map((k) => sqlValue(k, patch[k]))
-      return toSubscription(stmt.get(...values, nowIso(), id) as Row)
+      const now = nowIso()
+      stmt.run(...keys.map((k) => sqlValue(k, patch[k])), now, sub.id)
+      const updated: Record<string, unknown> = { ...sub }
+      for (const k of keys) updated[k] = patch[k]
+      updated['updated_at'] = now
+      return updated as unknown as Subscription
     },
     /** Due date of the newest installment: with the creation date, the base of C7's interval change. */
     lastDueDate(id: number): string | null {
-      return (lastDue.get(id) as { d: string | null }).d
+      return (lastDue.get(id) as unknown as [string | null])[0]
     },
     touch(id: number): void {
       touch.run(nowIso(), id)
     },
     listOfUser(userId: number, state: State | undefined, offset: number, limit: number): Subscription[] {
-      const rows = (state ? ofUserInState.all(userId, state, limit, offset) : ofUser.all(userId, limit, offset)) as Row[]
-      return rows.map(toSubscription)
+      return subscriptions(state ? ofUserInState.all(userId, state, limit, offset) : ofUser.all(userId, limit, offset))
     },
     countOfUser(userId: number, state: State | undefined): number {
-      return ((state ? countOfUserInState.get(userId, state) : countOfUser.get(userId)) as { n: number }).n
+      return state ? count(countOfUserInState, userId, state) : count(countOfUser, userId)
     },
     adminList(f: AdminSubscriptionFilter): Subscription[] {
       const where = ['id > ?']
@@ -148,38 +152,51 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       if (f.userId !== undefined) { where.push('user_id = ?'); args.push(f.userId) }
       if (f.actionableBefore !== undefined) { where.push('actionable_date < ?'); args.push(f.actionableBefore) }
       args.push(f.limit)
-      return (db.prepare(`SELECT * FROM subscriptions WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...args) as Row[]).map(toSubscription)
+      return subscriptions(prepare(`SELECT ${S} FROM subscriptions WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...args))
     },
     idsWithPaymentSource(sourceId: number): number[] {
-      return (withSource.all(sourceId) as { id: number }[]).map((r) => r.id)
+      return (withSource.all(sourceId) as unknown as [number][]).map((r) => r[0])
     },
     clearPaymentSource(sourceId: number): void {
       clearPayment.run(nowIso(), sourceId)
     },
     lineItems(subscriptionId: number): LineItem[] {
-      return (lineItemsOf.all(subscriptionId) as Row[]).map(toLineItem)
+      return lineItems(lineItemsOf.all(subscriptionId))
     },
-    lineItemsOfMany: lineItemsIn,
+    /** The line items of many subscriptions (a page of a list), grouped by subscription. */
+    lineItemsOfMany(ids: readonly number[]): Map<number, LineItem[]> {
+      const out = new Map<number, LineItem[]>()
+      if (ids.length === 0) return out
+      for (const li of lineItems(lineItemsIn.all(JSON.stringify(ids)))) {
+        const list = out.get(li.subscription_id)
+        if (list) list.push(li)
+        else out.set(li.subscription_id, [li])
+      }
+      return out
+    },
     findLineItem(id: number): (LineItem & { owner_id: number }) | undefined {
-      const r = lineItemOwner.get(id) as Row | undefined
-      return r ? { ...toLineItem(r), owner_id: r['owner_id'] as number } : undefined
+      const row = lineItemOwner.get(id) as unknown as Values | undefined
+      return row ? { ...lineItemOf(row), owner_id: row[6] as number } : undefined
     },
     lineItemById(id: number): LineItem | undefined {
-      const r = lineItemById.get(id) as Row | undefined
-      return r ? toLineItem(r) : undefined
+      const row = lineItemById.get(id) as unknown as Values | undefined
+      return row ? lineItemOf(row) : undefined
     },
     addLineItem(subscriptionId: number, subscribableId: number, quantity: number): LineItem {
       const now = nowIso()
-      return toLineItem(insertLineItem.get(subscriptionId, subscribableId, quantity, now, now) as Row)
+      return lineItemOf(insertLineItem.get(subscriptionId, subscribableId, quantity, now, now) as unknown as Values)
     },
-    updateLineItem(id: number, subscribableId: number, quantity: number): LineItem {
-      return toLineItem(updateLineItem.get(subscribableId, quantity, nowIso(), id) as Row)
+    /** Writes the new product and quantity and answers the item as it now stands. */
+    updateLineItem(item: LineItem, subscribableId: number, quantity: number): LineItem {
+      const now = nowIso()
+      updateLineItem.run(subscribableId, quantity, now, item.id)
+      return { ...item, subscribable_id: subscribableId, quantity, updated_at: now }
     },
     deleteLineItem(id: number): void {
       deleteLineItem.run(id)
     },
     lineItemsOfSubscribable(subscribableId: number): LineItem[] {
-      return (lineItemsOfSubscribable.all(subscribableId) as Row[]).map(toLineItem)
+      return lineItems(lineItemsOfSubscribable.all(subscribableId))
     },
   }
 }

@@ -29,7 +29,7 @@ const eventsOf = (server: TestServer, id: number) => server.store.events.ofSubsc
 
 /** Directly in the store, as the processor or an operator would (for states the customer API cannot reach). */
 async function force(server: TestServer, id: number, patch: SubscriptionPatch): Promise<any> {
-  await server.store.write(() => server.store.subscriptions.update(id, patch))
+  await server.store.write(() => server.store.subscriptions.update(server.store.subscriptions.find(id)!, patch))
   return stored(server, id)
 }
 

@@ -225,7 +225,7 @@ test('a retry never comes due for a subscription that is canceled, however it go
   const { server, sub, installmentId, outcome } = await setup(t)
   assert.equal((await outcome(installmentId, { outcome: { result: 'failed' } })).body.state, 'retrying')
   // Canceled behind the API's back (an operator's SQL, a restore): the processor still refuses to retry.
-  await server.store.write(() => server.store.subscriptions.update(sub.id, { state: 'canceled', actionable_date: null }))
+  await server.store.write(() => server.store.subscriptions.update(server.store.subscriptions.find(sub.id)!, { state: 'canceled', actionable_date: null }))
   const run = await processAsOf(server, '2026-01-20')
   assert.match(run.out.at(-1) ?? '', /0 retries due, 1 abandoned$/)
   const inst = (await admin(server, 'GET', `/installments/${installmentId}`)).body

@@ -3,6 +3,7 @@ import type { Transition } from '../../domain/lifecycle.ts'
 import type { LineItemChange, Lookups } from '../../domain/subscription-input.ts'
 import type { LineItem, Subscription } from '../../domain/types.ts'
 import { notFound } from '../../http/http-error.ts'
+import type { Reply } from '../../http/types.ts'
 import type { App } from './app.ts'
 
 /**
@@ -13,6 +14,20 @@ export function present(app: App, sub: Subscription): Record<string, unknown> {
   return renderSubscription(sub, app.store.subscriptions.lineItems(sub.id))
 }
 
+/**
+ * The subscription's C3 body as JSON text, rendered by SQLite as it stands now (inside a unit:
+ * with the unit's own writes). A write answers with it and records it in its events as is, so
+ * the body is built once and never stringified (issue 6).
+ */
+export function presentJson(app: App, subscriptionId: number): string {
+  const found = app.store.subscriptions.renderJson(subscriptionId)
+  if (!found) throw new Error(`subscription ${subscriptionId} vanished inside its own unit of writes`)
+  return found.body
+}
+
+/** A 200 whose body is JSON text already. */
+export const okJson = (raw: string): Reply => ({ status: 200, body: undefined, raw })
+
 export function lookups(app: App): Lookups {
   return {
     paymentIsValid: (m, s, u) => app.store.catalog.paymentIsValid(m, s, u),
@@ -22,19 +37,19 @@ export function lookups(app: App): Lookups {
 
 /** Hooks other parts of the service add to transitions (processing abandons open installments on cancel). */
 export interface TransitionHooks {
-  /** Answers the subscription as it stands after the hook's own writes (its `processing_state` may change). */
-  onCanceled?: (app: App, sub: Subscription) => Subscription | void
+  /** Runs inside the cancel's unit, after the subscription is written canceled. */
+  onCanceled?: (app: App, sub: Subscription) => unknown
 }
 export const transitionHooks: TransitionHooks = {}
 
-/** Applies a lifecycle transition (or nothing, for a no-op) and answers the representation. */
-export function applyTransition(app: App, sub: Subscription, transition: Transition | null): Record<string, unknown> {
-  if (!transition) return present(app, sub)
-  let updated = app.store.subscriptions.update(sub.id, transition.patch)
-  if (updated.state === 'canceled') updated = transitionHooks.onCanceled?.(app, updated) ?? updated
-  const body = present(app, updated)
-  app.store.events.record(transition.event, updated.id, body)
-  return body
+/** Applies a lifecycle transition (or nothing, for a no-op) and answers the representation as JSON text. */
+export function applyTransition(app: App, sub: Subscription, transition: Transition | null): string {
+  if (!transition) return presentJson(app, sub.id)
+  const updated = app.store.subscriptions.update(sub, transition.patch)
+  if (updated.state === 'canceled') transitionHooks.onCanceled?.(app, updated)
+  const json = presentJson(app, sub.id)
+  app.store.events.recordJson(transition.event, sub.id, json)
+  return json
 }
 
 export function recordLineItemEvent(app: App, type: string, item: LineItem): Record<string, unknown> {
@@ -63,7 +78,7 @@ export function applyLineItemChanges(app: App, subscriptionId: number, changes: 
       const quantity = change.quantity ?? item.quantity
       const subscribable = change.subscribable_id ?? item.subscribable_id
       if (quantity !== item.quantity || subscribable !== item.subscribable_id) {
-        recordLineItemEvent(app, 'line_item.updated', s.updateLineItem(item.id, subscribable, quantity))
+        recordLineItemEvent(app, 'line_item.updated', s.updateLineItem(item, subscribable, quantity))
         touched = true
       }
     }

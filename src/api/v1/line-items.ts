@@ -50,7 +50,7 @@ export const updateLineItem = (app: App): ApiHandler => (ctx, call) => {
     const quantity = fields.quantity ?? item.quantity
     const subscribable = fields.subscribable_id ?? item.subscribable_id
     if (quantity === item.quantity && subscribable === item.subscribable_id) return ok(renderLineItem(item))
-    const updated = app.store.subscriptions.updateLineItem(item.id, subscribable, quantity)
+    const updated = app.store.subscriptions.updateLineItem(item, subscribable, quantity)
     app.store.subscriptions.touch(item.subscription_id)
     return ok(recordLineItemEvent(app, 'line_item.updated', updated))
   })

@@ -9,7 +9,7 @@ import type { App } from '../shared/app.ts'
 import { authenticate } from '../shared/auth.ts'
 import { ok, type ApiHandler } from '../shared/endpoint.ts'
 import { optionalRoot, pageBody, parseId, readPage, rootObject } from '../shared/params.ts'
-import { applyLineItemChanges, applyTransition, lookups, present } from '../shared/subscription-actions.ts'
+import { applyLineItemChanges, applyTransition, lookups, okJson, presentJson } from '../shared/subscription-actions.ts'
 
 /** authenticate → find (404) → own (401), the order of C2. */
 export function ownSubscription(app: App, ctx: Ctx): Subscription {
@@ -28,9 +28,9 @@ export const createSubscription = (app: App): ApiHandler => (ctx, call) => {
     const input = validateCreate(attrs, { today, userId, lookups: lookups(app) }, app.config.currency)
     const sub = app.store.subscriptions.create(userId, input, today)
     for (const li of input.line_items) app.store.subscriptions.addLineItem(sub.id, li.subscribable_id, li.quantity)
-    const body = present(app, sub)
-    app.store.events.record('subscription.created', sub.id, body)
-    return ok(body)
+    const json = presentJson(app, sub.id)
+    app.store.events.recordJson('subscription.created', sub.id, json)
+    return okJson(json)
   })
 }
 
@@ -65,15 +65,15 @@ export const updateSubscription = (app: App): ApiHandler => (ctx, call) => {
     const changed = update.changes.size > 0
     // A change to its line items is a change to the subscription: its updated_at moves too.
     if (itemsChanged && !changed) app.store.subscriptions.touch(sub.id)
-    const updated = changed ? app.store.subscriptions.update(sub.id, update.patch) : itemsChanged ? (app.store.subscriptions.find(sub.id) ?? sub) : sub
-    const body = present(app, updated)
+    if (changed) app.store.subscriptions.update(sub, update.patch)
+    const json = presentJson(app, sub.id)
     const events = app.store.events
-    if (update.changes.has('frequency')) events.record('subscription.frequency_changed', sub.id, body)
-    if (update.changes.has('payment')) events.record('subscription.payment_method_changed', sub.id, body)
-    if (update.changes.has('shipping')) events.record('subscription.shipping_address_changed', sub.id, body)
-    if (update.changes.has('billing')) events.record('subscription.billing_address_changed', sub.id, body)
-    if (update.changes.has('other')) events.record('subscription.updated', sub.id, body)
-    return ok(body)
+    if (update.changes.has('frequency')) events.recordJson('subscription.frequency_changed', sub.id, json)
+    if (update.changes.has('payment')) events.recordJson('subscription.payment_method_changed', sub.id, json)
+    if (update.changes.has('shipping')) events.recordJson('subscription.shipping_address_changed', sub.id, json)
+    if (update.changes.has('billing')) events.recordJson('subscription.billing_address_changed', sub.id, json)
+    if (update.changes.has('other')) events.recordJson('subscription.updated', sub.id, json)
+    return okJson(json)
   })
 }
 
@@ -81,7 +81,7 @@ export const updateSubscription = (app: App): ApiHandler => (ctx, call) => {
 function transitionRoute(app: App, decide: (sub: Subscription, ctx: Ctx) => Transition | null): ApiHandler {
   return (ctx, call) => {
     const sub = ownSubscription(app, ctx)
-    return call.commit(() => ok(applyTransition(app, sub, decide(sub, ctx))))
+    return call.commit(() => okJson(applyTransition(app, sub, decide(sub, ctx))))
   }
 }
 
