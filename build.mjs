@@ -56,9 +56,13 @@ writeFileSync(SEA_CONFIG, JSON.stringify({
   // No startup snapshot: it would need the bundle written for the snapshot API, for little gain here.
   useCodeCache: true,
   useSnapshot: false,
-  // A smaller young generation keeps the server's peak RSS down under load at no measured cost
-  // in throughput (docs/performance.md).
-  execArgv: ['--max-semi-space-size=4'],
+  // A smaller young generation, and an old generation V8 collects at 96 MB instead of letting it
+  // grow to ~70 MB of garbage first, keep the server's peak RSS down under load (156 → 126 MB)
+  // at no measured cost in throughput (docs/performance.md).
+  execArgv: ['--max-semi-space-size=4', '--max-old-space-size=96'],
+  // Runtime flags come from `replenish --node-options="…" <command>` (after these, so they win),
+  // never from a NODE_OPTIONS left in the environment for some other Node program.
+  execArgvExtension: 'cli',
 }, null, 2))
 run(process.execPath, ['--experimental-sea-config', SEA_CONFIG])
 

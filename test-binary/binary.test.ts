@@ -53,6 +53,17 @@ test('runs with no node on PATH: --version, --help, and status 2 for a bad value
   assert.deepEqual(await run(t, ['serve', '--bogus']), { code: 2, stdout: '', stderr: 'replenish: unknown flag --bogus; try replenish --help\n' })
 })
 
+test('the heap is capped for a small footprint: a read cache that cannot fit is refused; --node-options raises the cap, NODE_OPTIONS does not', async (t) => {
+  const cwd = tempDir(t)
+  const env = bareEnv(t, { REPLENISH_READ_CACHE_MB: '100', REPLENISH_PROCESS_EVERY: '0', NODE_OPTIONS: '--max-old-space-size=400' })
+  const refused = await run(t, ['serve', '--port', '0'], { cwd, env })
+  assert.equal(refused.code, 2)
+  assert.match(refused.stderr, /^replenish: --read-cache-mb \/ REPLENISH_READ_CACHE_MB: 100 MB does not fit a V8 heap of \d+ MB .*--node-options=--max-old-space-size=400 …\n$/)
+  const child = spawnProcess(t, BINARY, ['--node-options=--max-old-space-size=400', 'serve', '--port', '0'], { cwd, env })
+  await child.waitFor(/^replenish listening on (http:\S+)$/m)
+  await stop(child)
+})
+
 test('a whole life: first start, admin set-up, customer calls, backup, SIGTERM, restart with the data still there', async (t) => {
   const cwd = tempDir(t)
   const env = bareEnv(t, { REPLENISH_TODAY: '2026-01-31', REPLENISH_PROCESS_EVERY: '0' })

@@ -1,4 +1,5 @@
-import { DEFAULT_DB, type Config } from '../config.ts'
+import { getHeapStatistics } from 'node:v8'
+import { ConfigError, DEFAULT_DB, type Config } from '../config.ts'
 import { serviceClock } from '../clock.ts'
 import { openStore, type Store } from '../store/store.ts'
 import type { App } from '../api/shared/app.ts'
@@ -13,6 +14,7 @@ import { abandonOnCancel } from '../processing/installment-actions.ts'
 
 /** Opens the store the configuration names; only the default location has its directory made for it. */
 export function openConfiguredStore(config: Config, extra: { beforeCommit?: () => void } = {}): Store {
+  checkReadCacheFits(config.readCacheMb, getHeapStatistics().heap_size_limit)
   return openStore(config.db, {
     synchronous: config.synchronous,
     createDirectory: config.db === DEFAULT_DB,
@@ -36,4 +38,18 @@ export function buildApp(config: Config, store: Store): App {
 
 export function buildRoutes(app: App, metrics: RequestMetrics, sources: readonly MetricsSource[], readiness: () => string | undefined): Route[] {
   return [...opsRoutes(app, metrics, sources, readiness), ...customerRoutes(app), ...adminRoutes(app)]
+}
+
+/**
+ * The read cache lives in V8's heap, which the binary caps (build.mjs) to keep its memory small:
+ * a cache that could fill a third of it would risk an out-of-memory crash under load, so it is
+ * refused at start, with the way out.
+ */
+export function checkReadCacheFits(cacheMb: number, heapLimitBytes: number): void {
+  const limitMb = Math.floor(heapLimitBytes / 1048576)
+  if (cacheMb * 3 <= limitMb) return
+  throw new ConfigError(
+    `--read-cache-mb / REPLENISH_READ_CACHE_MB: ${cacheMb} MB does not fit a V8 heap of ${limitMb} MB (at most a third of it: ${Math.floor(limitMb / 3)}); ` +
+      `lower it, or raise the heap: replenish --node-options=--max-old-space-size=${cacheMb * 4} …`,
+  )
 }

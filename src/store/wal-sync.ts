@@ -32,6 +32,11 @@ export class WalSync {
     this.syncFile = syncFile ?? ((fd, done) => fdatasync(fd, (err) => done(err)))
   }
 
+  /** An fdatasync is running on the thread pool. */
+  get busy(): boolean {
+    return this.running
+  }
+
   /** Calls `done` once the writes committed before this call are on stable storage. */
   afterCommit(done: (err: Error | null) => void): void {
     this.waiting.push(done)

@@ -42,6 +42,8 @@ export class Writer {
   private running = false
   private waiters: Waiter[] = []
   private broken: Error | undefined
+  /** The open batch waits for the running WAL sync to return before it commits. */
+  private commitAfterSync = false
   private readonly db: DatabaseSync
   private readonly options: WriterOptions
   // Prepared once: each unit runs two of these, and exec() would parse them every time.
@@ -105,6 +107,19 @@ export class Writer {
   readonly flush = (now = false): void => {
     if (!this.open) return
     if (this.running) throw new Error('cannot commit while a unit of writes is running')
+    // While a WAL sync runs the batch stays open and gathers more units, and commits when that
+    // sync returns: its units could not be answered sooner anyway (syncs run one at a time), and
+    // one COMMIT and one sync then serve them all.
+    if (!now && this.options.walSync?.busy && this.waiters.length < this.options.maxBatch) {
+      this.commitAfterSync = true
+      return
+    }
+    this.commitAfterSync = false
+    if (this.broken) {
+      this.abandon()
+      this.fail(this.broken)
+      return
+    }
     this.open = false
     const waiters = this.waiters
     this.waiters = []
@@ -132,6 +147,7 @@ export class Writer {
         if (err) w.reject(err)
         else w.resolve()
       }
+      if (this.commitAfterSync) this.flush()
     })
   }
 

@@ -99,3 +99,15 @@ test('every option has a REPLENISH_ variable, and every option but the secret ha
   }
   assert.deepEqual(OPTIONS.filter((o) => o.envOnly).map((o) => o.env), ['REPLENISH_ADMIN_TOKEN'])
 })
+
+test('the read cache must fit in a third of the V8 heap; the refusal says how to raise the heap', async () => {
+  const { checkReadCacheFits } = await import('../../src/cli/app.ts')
+  const mb = 1048576
+  assert.doesNotThrow(() => checkReadCacheFits(16, 108 * mb))
+  assert.doesNotThrow(() => checkReadCacheFits(36, 108 * mb))
+  assert.doesNotThrow(() => checkReadCacheFits(0, 108 * mb))
+  assert.throws(() => checkReadCacheFits(37, 108 * mb), {
+    name: 'ConfigError',
+    message: '--read-cache-mb / REPLENISH_READ_CACHE_MB: 37 MB does not fit a V8 heap of 108 MB (at most a third of it: 36); lower it, or raise the heap: replenish --node-options=--max-old-space-size=148 …',
+  })
+})

@@ -103,41 +103,63 @@ test('a unit does not settle when its COMMIT returns, only when the WAL sync aft
   assert.equal(unit.settled, true)
 })
 
-test('batches that commit while a sync runs wait for the next sync, and share it', async (t) => {
-  const h = open(t)
+test('while a sync runs, new units gather in the open batch; it commits once when that sync returns, and settles after its own', async (t) => {
+  let commits = 0
+  const h = open(t, { beforeCommit: () => void commits++ })
   h.holdSyncs(true)
   const first = tracked(h.store.write(() => h.insert(1)))
   await nextTurn() // batch 1 commits, its sync starts and is held
-  const second = tracked(h.store.write(() => h.insert(2)))
-  await nextTurn() // batch 2 commits while sync 1 runs
-  const third = tracked(h.store.write(() => h.insert(3)))
-  await nextTurn() // batch 3 too
-  assert.deepEqual(h.committed(), [1, 2, 3])
-  assert.equal(h.syncs.length, 1)
+  assert.equal(commits, 1)
+  const later = [2, 3, 4].map((n) => tracked(h.store.write(() => h.insert(n))))
+  await nextTurn()
+  await nextTurn()
+  // Not committed while sync 1 runs: one batch is gathering.
+  assert.equal(commits, 1)
+  assert.deepEqual(h.committed(), [1])
 
   h.syncs[0]!.finish()
   await first.promise
   await settleIo()
-  // Sync 1 began before batches 2 and 3 committed: it does not count for them.
-  assert.equal(second.settled, false)
-  assert.equal(third.settled, false)
+  // Sync 1 returned: the gathered batch committed at once, as one, and waits for its own sync.
+  assert.equal(commits, 2)
+  assert.deepEqual(h.committed(), [1, 2, 3, 4])
+  assert.ok(later.every((u) => !u.settled))
   assert.equal(h.syncs.length, 2)
   h.syncs[1]!.finish()
-  await Promise.all([second.promise, third.promise])
-  assert.equal(h.syncs.length, 2)
+  await Promise.all(later.map((u) => u.promise))
 })
 
-test('a failed WAL sync fails its units, then every later write, and the store reports it is not ready', async (t) => {
+test('a full batch commits at once even while a sync runs, and its units wait for the next sync', async (t) => {
+  let commits = 0
+  const h = open(t, { beforeCommit: () => void commits++, maxBatch: 3 })
+  h.holdSyncs(true)
+  const first = tracked(h.store.write(() => h.insert(1)))
+  await nextTurn()
+  const full = [2, 3, 4].map((n) => tracked(h.store.write(() => h.insert(n))))
+  assert.equal(commits, 2, 'the third unit filled the batch')
+  assert.deepEqual(h.committed(), [1, 2, 3, 4])
+  h.syncs[0]!.finish()
+  await first.promise
+  await settleIo()
+  assert.ok(full.every((u) => !u.settled), 'sync 1 began before their COMMIT')
+  h.syncs[1]!.finish()
+  await Promise.all(full.map((u) => u.promise))
+})
+
+test('a failed WAL sync fails its units, the units gathered behind it, every later write, and readiness', async (t) => {
   const h = open(t)
   h.holdSyncs(true)
   const units = [1, 2, 3].map((n) => h.store.write(() => h.insert(n)))
   await nextTurn()
+  const gathered = h.store.write(() => h.insert(4)) // joins the batch that waits for this sync
+  await nextTurn()
   assert.equal(h.store.ping(), true)
   h.syncs[0]!.finish(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }))
   for (const unit of units) await assert.rejects(unit, DurabilityLost)
-  await assert.rejects(h.store.write(() => h.insert(4)), DurabilityLost)
+  await assert.rejects(gathered, DurabilityLost)
+  await assert.rejects(h.store.write(() => h.insert(5)), DurabilityLost)
   assert.equal(h.store.ping(), false)
-  assert.deepEqual(h.committed(), [1, 2, 3], 'the refused write never ran')
+  assert.deepEqual(h.committed(), [1, 2, 3], 'nothing after the failed sync was committed')
 })
 
 test('closing the store syncs the last batch on the spot and settles its units', async (t) => {
