@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { hasCommand, memoryPoller, pinned, startServer } from './lib/process.mjs'
+import { evictFromPageCache, hasCommand, memoryPoller, pinned, startServer } from './lib/process.mjs'
 import { INSTALL_HINT, runWrk } from './lib/wrk.mjs'
 import { renderMarkdown, renderTable, summarize } from './lib/report.mjs'
 import { renderProfile, summarizeProfile } from './lib/profile-summary.mjs'
@@ -135,6 +135,8 @@ try {
   const bare = await startServer('bare node:http', bareCmd, bareArgs, { cwd: ROOT })
   started.push(bare)
   const profileArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
+  const evicted = replenish.command === binary && evictFromPageCache(binary)
+  if (replenish.command === binary) log(evicted ? 'dist/replenish dropped from the page cache before it starts (see evictFromPageCache)' : 'could not drop dist/replenish from the page cache (no GNU dd): its peak RSS includes ~20 MB of cached text')
   const [appCmd, appArgs] = pinned(serverCpu, replenish.command, [...profileArgs, ...replenish.prefix, 'serve'])
   const app = await startServer('replenish', appCmd, appArgs, { cwd: ROOT, env })
   started.push(app)
@@ -176,15 +178,16 @@ try {
     }
   }
 
-  const appHwm = memoryPoller(app.pid).stop().hwmMB
+  const { hwmMB: appHwm } = memoryPoller(app.pid).stop()
+  const appAnon = Math.max(0, ...targets.filter((t) => t.server === app).flatMap((t) => runs[t.key]).map((r) => r.peakAnonMB ?? 0))
   await app.stop()
   await bare.stop()
   started.length = 0
   const durability = checkDurability(countEvents(dbFile), acknowledged)
 
   const result = summarize({
-    targets, runs, appHwm, durability,
-    settings: { seconds, reps, warmup, connections, threads, pinned: pin, serverCpu, wrkCpu, replenish: replenish.mode, synchronous: 'FULL', busyStarts },
+    targets, runs, appHwm, appAnon, durability,
+    settings: { seconds, reps, warmup, connections, threads, pinned: pin, serverCpu, wrkCpu, replenish: replenish.mode, synchronous: 'FULL', busyStarts, evicted },
     machine: machine(work, sqliteVersion()),
   })
   // Only a full run of every scenario becomes latest.*: quick, partial and profiled runs

@@ -18,7 +18,7 @@ const median = (values) => {
   return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2
 }
 
-export function summarize({ targets, runs, appHwm, durability, settings, machine }) {
+export function summarize({ targets, runs, appHwm, appAnon, durability, settings, machine }) {
   const bareRps = median(runs.bare.map((r) => r.rps))
   const rows = targets.map((t) => {
     const rs = runs[t.key]
@@ -51,6 +51,7 @@ export function summarize({ targets, runs, appHwm, durability, settings, machine
     machine,
     rows,
     replenishPeakRssMB: appHwm,
+    replenishPeakAnonMB: appAnon,
     rssTargetMB: RSS_TARGET_MB,
     rssMet: appHwm <= RSS_TARGET_MB,
     durability,
@@ -68,7 +69,9 @@ function footer(result) {
   const s = result.settings
   return [
     `replenish peak RSS over the whole bench (VmHWM): ${result.replenishPeakRssMB.toFixed(0)} MB ` +
-      `(target ≤ ${result.rssTargetMB} MB: ${result.rssMet ? 'met' : 'MISSED'})`,
+      `(target ≤ ${result.rssTargetMB} MB: ${result.rssMet ? 'met' : 'MISSED'}); of it anonymous (heaps, caches) at most ` +
+      `${(result.replenishPeakAnonMB ?? 0).toFixed(0)} MB, the rest pages of the executable` +
+      (s.evicted ? ', started uncached' : ''),
     `acknowledged writes stored: ${result.durability.text || 'no writes measured'} (${result.durability.ok ? 'all stored' : 'SOME MISSING'})`,
     `${s.replenish}, synchronous=${s.synchronous}; wrk ${s.threads} thread(s), ${s.connections} connections, ` +
       `${s.warmup} s warm-up, ${s.seconds} s × ${s.reps} repetition(s), medians; ` +

@@ -14,7 +14,10 @@ export function opsRoutes(app: App, metrics: RequestMetrics, sources: readonly M
     ['GET', '/readyz', () => {
       let problem: string | undefined
       try {
-        problem = app.store.ping() ? readiness() : 'database did not answer'
+        const stopped = app.store.writeFailure()
+        problem = stopped
+          ? `writes are stopped until a restart: ${stopped.message}`
+          : app.store.ping() ? readiness() : 'database did not answer'
       } catch {
         problem = 'database did not answer'
       }

@@ -55,6 +55,10 @@ export function openStore(file: string, options: StoreOptions) {
     readCacheSize(): number {
       return bodies.size
     },
+    /** The failed WAL sync that stopped every write until a restart (wal-sync.ts), if any. */
+    writeFailure(): Error | undefined {
+      return writer.failure
+    },
     /** The database answers, and no failed WAL sync has stopped the writes. */
     ping(): boolean {
       return writer.failure === undefined && (ping.get() as { ok: number } | undefined)?.ok === 1

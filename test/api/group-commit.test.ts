@@ -228,3 +228,47 @@ test('no answer leaves before its COMMIT: a failing COMMIT answers 500 to its wh
   })
   assert.equal(eventsOf(server, 'subscription.created'), 30 + 10)
 })
+
+test('no answer leaves before the WAL sync that makes its batch durable; a failed sync answers 500, stops writes and makes /readyz 503', { timeout: 20_000 }, async (t) => {
+  // The fdatasync of the WAL (synchronous=FULL, wal-sync.ts) is held, then released or failed.
+  const held: ((err: Error | null) => void)[] = []
+  let hold = false
+  const server = await startTestServer(t, {}, {
+    syncWal: (_fd, done) => {
+      if (hold) held.push(done)
+      else done(null)
+    },
+  })
+  const { customers } = await seedCustomers(server, 20)
+  const sockets = await connections(server, 20)
+  t.after(() => closeAll(sockets))
+  const patch = (quantity: number): RawRequest[] =>
+    customers.map((c) => ({ method: 'PATCH', path: `/api/v1/line_items/${c.lineItemIds[0]}`, key: c.key, json: { subscription_line_item: { quantity } } }))
+
+  hold = true
+  const answered = server.log.length
+  const pending = burst(sockets, patch(6))
+  while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  // Committed (the rows are there), but not yet on the disk: nobody has been answered.
+  assert.equal(quantityOf(server, customers[0]!.lineItemIds[0]), 6)
+  assert.equal(server.log.length, answered)
+  held.shift()!(null)
+  assert.deepEqual((await pending).map((a) => a.status), Array(20).fill(200))
+
+  const failing = burst(sockets, patch(7))
+  while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+  held.shift()!(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }))
+  const failed = await failing
+  assert.deepEqual(failed.map((a) => a.status), Array(20).fill(500))
+  assert.equal(failed[0]?.body.error, 'Internal server error')
+  const later = await server.request('POST', `/api/v1/subscriptions/${customers[0]!.subscriptionId}/skip`, { key: customers[0]!.key })
+  assert.equal(later.status, 500)
+  assert.equal(server.store.subscriptions.find(customers[0]!.subscriptionId)?.skip_count, 0, 'the refused write never ran')
+  const ready = await server.request('GET', '/readyz')
+  assert.equal(ready.status, 503)
+  assert.deepEqual(ready.body, { status: 'unavailable', error: 'writes are stopped until a restart: fdatasync of the WAL failed: EIO: i/o error, fdatasync' })
+  // Reads still work.
+  const read = await server.request('GET', `/api/v1/subscriptions/${customers[1]!.subscriptionId}`, { key: customers[1]!.key })
+  assert.equal(read.status, 200)
+})

@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../src/config.ts'
 import { listen, type RunningServer } from '../../src/http/server.ts'
 import { RequestMetrics } from '../../src/http/metrics.ts'
 import { buildApp, buildRoutes } from '../../src/cli/app.ts'
-import { openStore, type Store } from '../../src/store/store.ts'
+import { openStore, type Store, type StoreOptions } from '../../src/store/store.ts'
 import { sha256 } from '../../src/api/shared/auth.ts'
 import { newApiKey } from '../../src/admin/users.ts'
 import type { App } from '../../src/api/shared/app.ts'
@@ -50,7 +50,7 @@ export interface TestResponse {
  * A real server on 127.0.0.1, port 0, on a fresh temporary database, closed after the test.
  * `env` sets REPLENISH_* values as the environment would (REPLENISH_TODAY, limits, …).
  */
-export async function startTestServer(t: TestContext | undefined, env: Record<string, string> = {}, storeOptions: { beforeCommit?: () => void } = {}): Promise<TestServer> {
+export async function startTestServer(t: TestContext | undefined, env: Record<string, string> = {}, storeOptions: Pick<StoreOptions, 'beforeCommit' | 'syncWal'> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'replenish-test-'))
   const config = loadConfig({}, {
     REPLENISH_DB: join(dir, 'test.db'),
