@@ -63,6 +63,13 @@ export class BodyCache {
     return this.entries.get(id)
   }
 
+  /** `get` for several ids: the other connections' commits are checked once for them all. */
+  getMany(ids: readonly number[]): (SubscriptionJson | undefined)[] {
+    if (ids.length === 0) return []
+    const first = this.get(ids[0] as number)
+    return ids.map((id, i) => (i === 0 ? first : this.entries.get(id)))
+  }
+
   set(id: number, value: SubscriptionJson): void {
     if (this.maxBytes <= 0 || value.body.length > this.maxBytes) return
     this.drop(id)

@@ -39,7 +39,7 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const insert = prepare(`INSERT INTO subscriptions (user_id, state, paused, interval_length, interval_units, actionable_date,
       anchor_day, end_date, payment_method_id, payment_source_id, currency, shipping_address, billing_address,
       created_on, created_at, updated_at)
-    VALUES (?, 'active', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${S}`)
+    VALUES (?, 'active', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const byId = prepare(`SELECT ${S} FROM subscriptions WHERE id = ?`)
   // The hot read (GET a subscription): SQLite builds C3's whole body, line items included, in
   // one statement, so the request neither maps rows to objects nor stringifies them again.
@@ -57,8 +57,8 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
         FROM (SELECT * FROM line_items WHERE subscription_id = s.id ORDER BY id) li),
       'created_at', s.created_at, 'updated_at', s.updated_at) AS body
     FROM subscriptions s WHERE s.id = ?`)
-  const ofUser = prepare(`SELECT ${S} FROM subscriptions WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?`)
-  const ofUserInState = prepare(`SELECT ${S} FROM subscriptions WHERE user_id = ? AND state = ? ORDER BY id LIMIT ? OFFSET ?`)
+  const idsOfUser = prepare('SELECT id FROM subscriptions WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?')
+  const idsOfUserInState = prepare('SELECT id FROM subscriptions WHERE user_id = ? AND state = ? ORDER BY id LIMIT ? OFFSET ?')
   const countOfUser = prepare('SELECT count(*) FROM subscriptions WHERE user_id = ?')
   const countOfUserInState = prepare('SELECT count(*) FROM subscriptions WHERE user_id = ? AND state = ?')
   const withSource = prepare('SELECT id FROM subscriptions WHERE payment_source_id = ?')
@@ -68,7 +68,7 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const lineItemsIn = prepare(`SELECT ${L} FROM line_items WHERE subscription_id IN (SELECT value FROM json_each(?)) ORDER BY id`)
   const lineItemById = prepare(`SELECT ${L} FROM line_items WHERE id = ?`)
   const lineItemOwner = prepare(`SELECT ${columns(LINE_ITEM_COLUMNS, 'li')}, s.user_id FROM line_items li JOIN subscriptions s ON s.id = li.subscription_id WHERE li.id = ?`)
-  const insertLineItem = prepare(`INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING ${L}`)
+  const insertLineItem = db.prepare('INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
   const updateLineItem = db.prepare('UPDATE line_items SET subscribable_id = ?, quantity = ?, updated_at = ? WHERE id = ?')
   const deleteLineItem = db.prepare('DELETE FROM line_items WHERE id = ?')
   const lineItemsOfSubscribable = prepare(`SELECT ${L} FROM line_items WHERE subscribable_id = ? ORDER BY id`)
@@ -84,16 +84,16 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   }
 
   return {
-    create(userId: number, s: NewSubscription, today: string): Subscription {
+    /** Inserts a subscription and answers its id (no row is read back: the answer is rendered after its line items). */
+    create(userId: number, s: NewSubscription, today: string): number {
       const now = nowIso()
-      const row = insert.get(
+      return Number(insert.run(
         userId, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
         s.payment_method_id, s.payment_source_id, s.currency,
         s.shipping_address ? JSON.stringify(s.shipping_address) : null,
         s.billing_address ? JSON.stringify(s.billing_address) : null,
         today, now, now,
-      ) as unknown as Values
-      return subscriptionOf(row)
+      ).lastInsertRowid)
     },
     /** The owner and the C3 body as JSON text, rendered by SQLite (see jsonById), cached until it changes. */
     findJson(id: number): SubscriptionJson | undefined {
@@ -102,6 +102,17 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       const found = render(id)
       if (found) bodies.set(id, found)
       return found
+    },
+    /** The C3 bodies of a page of subscriptions, in the order of `ids`, from the cache where they are. */
+    findJsonMany(ids: readonly number[]): string[] {
+      return bodies.getMany(ids).map((cached, i) => {
+        if (cached) return cached.body
+        const id = ids[i] as number
+        const found = render(id)
+        if (!found) throw new Error(`subscription ${id} vanished between two statements of one request`)
+        bodies.set(id, found)
+        return found.body
+      })
     },
     /**
      * The same, rendered now and never cached: a write answers with what its own unit wrote,
@@ -139,8 +150,10 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     touch(id: number): void {
       touch.run(nowIso(), id)
     },
-    listOfUser(userId: number, state: State | undefined, offset: number, limit: number): Subscription[] {
-      return subscriptions(state ? ofUserInState.all(userId, state, limit, offset) : ofUser.all(userId, limit, offset))
+    /** The ids of a page of a customer's subscriptions (the list renders them through findJsonMany). */
+    idsOfUser(userId: number, state: State | undefined, offset: number, limit: number): number[] {
+      const rows = (state ? idsOfUserInState.all(userId, state, limit, offset) : idsOfUser.all(userId, limit, offset)) as unknown as [number][]
+      return rows.map((r) => r[0])
     },
     countOfUser(userId: number, state: State | undefined): number {
       return state ? count(countOfUserInState, userId, state) : count(countOfUser, userId)
@@ -182,9 +195,11 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       const row = lineItemById.get(id) as unknown as Values | undefined
       return row ? lineItemOf(row) : undefined
     },
+    /** Inserts a line item and answers it: every column is one of its inputs, so none is read back. */
     addLineItem(subscriptionId: number, subscribableId: number, quantity: number): LineItem {
       const now = nowIso()
-      return lineItemOf(insertLineItem.get(subscriptionId, subscribableId, quantity, now, now) as unknown as Values)
+      const id = Number(insertLineItem.run(subscriptionId, subscribableId, quantity, now, now).lastInsertRowid)
+      return { id, subscription_id: subscriptionId, subscribable_id: subscribableId, quantity, created_at: now, updated_at: now }
     },
     /** Writes the new product and quantity and answers the item as it now stands. */
     updateLineItem(item: LineItem, subscribableId: number, quantity: number): LineItem {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { DatabaseSync } from 'node:sqlite'
 import { serviceClock } from '../../src/clock.ts'
 import { runProcessor } from '../../src/processing/processor.ts'
+import { renderSubscription } from '../../src/domain/representation.ts'
 import { ADMIN_TOKEN, createSubscription, seedSubscribable, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
 
 /**
@@ -147,7 +148,7 @@ test('the cache keeps within its byte budget, and 0 turns it off', async (t) => 
     for (let i = 0; i < 3000; i++) ids.push(small.store.subscriptions.create(user.id, {
       interval_length: 1, interval_units: 'month', actionable_date: '2026-12-01', anchor_day: 1, end_date: null,
       payment_method_id: null, payment_source_id: null, currency: 'USD', shipping_address: null, billing_address: null, line_items: [],
-    }, '2026-11-01').id)
+    }, '2026-11-01'))
   })
   let bytes = 0
   for (const id of ids) bytes += small.store.subscriptions.findJson(id)!.body.length
@@ -165,4 +166,30 @@ test('the cache keeps within its byte budget, and 0 turns it off', async (t) => 
   const sub = await createSubscription(off, u2.key)
   off.store.subscriptions.findJson(sub.id)
   assert.equal(off.store.readCacheSize(), 0)
+})
+
+test('the list is made of the cached bodies: byte for byte the domain rendering, and never stale', async (t) => {
+  const { server, user, sub, get } = await setup(t)
+  const second = await createSubscription(server, user.key, {})
+  const list = async () => {
+    const res = await server.request('GET', '/api/v1/subscriptions?per_page=5', { key: user.key })
+    assert.equal(res.status, 200)
+    return res
+  }
+  const first = await list()
+  // Exactly what pageBody over renderSubscription gives (the rendering before the cache).
+  const expected = JSON.stringify({
+    subscriptions: [sub.id, second.id].map((id) => renderSubscription(server.store.subscriptions.find(id)!, server.store.subscriptions.lineItems(id))),
+    count: 2, current_page: 1, pages: 1, per_page: 5, total_count: 2,
+  })
+  assert.equal(first.text, expected)
+
+  await server.request('PATCH', `/api/v1/line_items/${sub.line_items[0].id}`, { key: user.key, json: { subscription_line_item: { quantity: 9 } } })
+  assert.equal((await list()).body.subscriptions[0].line_items[0].quantity, 9)
+  assert.deepEqual((await list()).body.subscriptions[0], await get())
+
+  const other = new DatabaseSync(server.config.db)
+  t.after(() => other.close())
+  other.prepare('UPDATE subscriptions SET interval_length = 3 WHERE id = ?').run(second.id)
+  assert.equal((await list()).body.subscriptions[1].interval_length, 3)
 })

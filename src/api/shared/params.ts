@@ -68,6 +68,15 @@ export function pageBody(key: string, items: unknown[], page: Page, total: numbe
   }
 }
 
+/**
+ * `pageBody` as JSON text around items that are JSON text already (the cached C3 bodies): the
+ * same bytes `JSON.stringify(pageBody(…))` would give, without parsing the items back.
+ */
+export function pageJson(key: string, items: readonly string[], page: Page, total: number): string {
+  const meta = JSON.stringify({ count: items.length, current_page: page.page, pages: Math.ceil(total / page.perPage), per_page: page.perPage, total_count: total })
+  return `{${JSON.stringify(key)}:[${items.join(',')}],${meta.slice(1)}`
+}
+
 /** Admin lists: `?after=<id>&limit=` keyset pagination (default 25, at most 100). */
 export function readCursor(query: URLSearchParams): { after: number; limit: number } {
   const afterRaw = query.get('after')

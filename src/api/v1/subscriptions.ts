@@ -4,11 +4,10 @@ import { notFound } from '../../http/http-error.ts'
 import { validateCreate, validateUpdate } from '../../domain/subscription-input.ts'
 import { activate, cancel, pause, resume, skip, type Transition } from '../../domain/lifecycle.ts'
 import { STATES, type State, type Subscription } from '../../domain/types.ts'
-import { renderSubscription } from '../../domain/representation.ts'
 import type { App } from '../shared/app.ts'
 import { authenticate } from '../shared/auth.ts'
 import { ok, type ApiHandler } from '../shared/endpoint.ts'
-import { optionalRoot, pageBody, parseId, readPage, rootObject } from '../shared/params.ts'
+import { optionalRoot, pageBody, pageJson, parseId, readPage, rootObject } from '../shared/params.ts'
 import { applyLineItemChanges, applyTransition, lookups, okJson, presentJson } from '../shared/subscription-actions.ts'
 
 /** authenticate → find (404) → own (401), the order of C2. */
@@ -26,10 +25,10 @@ export const createSubscription = (app: App): ApiHandler => (ctx, call) => {
   const today = app.clock.today()
   return call.commit(() => {
     const input = validateCreate(attrs, { today, userId, lookups: lookups(app) }, app.config.currency)
-    const sub = app.store.subscriptions.create(userId, input, today)
-    for (const li of input.line_items) app.store.subscriptions.addLineItem(sub.id, li.subscribable_id, li.quantity)
-    const json = presentJson(app, sub.id)
-    app.store.events.recordJson('subscription.created', sub.id, json)
+    const id = app.store.subscriptions.create(userId, input, today)
+    for (const li of input.line_items) app.store.subscriptions.addLineItem(id, li.subscribable_id, li.quantity)
+    const json = presentJson(app, id)
+    app.store.events.recordJson('subscription.created', id, json)
     return okJson(json)
   })
 }
@@ -40,10 +39,10 @@ export const listSubscriptions = (app: App): ApiHandler => (ctx) => {
   const stateParam = ctx.query.get('state')
   const state = stateParam !== null && stateParam !== '' ? (stateParam as State) : undefined
   if (state !== undefined && !(STATES as readonly string[]).includes(state)) return ok(pageBody('subscriptions', [], page, 0))
-  const subs = app.store.subscriptions.listOfUser(userId, state, page.offset, page.perPage)
+  // Each subscription is its GET body (C3), from the body cache where it is.
+  const ids = app.store.subscriptions.idsOfUser(userId, state, page.offset, page.perPage)
   const total = app.store.subscriptions.countOfUser(userId, state)
-  const items = app.store.subscriptions.lineItemsOfMany(subs.map((s) => s.id))
-  return ok(pageBody('subscriptions', subs.map((s) => renderSubscription(s, items.get(s.id) ?? [])), page, total))
+  return okJson(pageJson('subscriptions', app.store.subscriptions.findJsonMany(ids), page, total))
 }
 
 export const showSubscription = (app: App): ApiHandler => (ctx) => {
