@@ -103,14 +103,17 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       if (found) bodies.set(id, found)
       return found
     },
-    /** The C3 bodies of a page of subscriptions, in the order of `ids`, from the cache where they are. */
+    /**
+     * The C3 bodies of a page of subscriptions, in the order of `ids`: from the cache where they
+     * are, rendered where not. A list does not fill the cache: its pages would push out the
+     * subscriptions customers actually open, for bodies that are rarely read again one by one.
+     */
     findJsonMany(ids: readonly number[]): string[] {
       return bodies.getMany(ids).map((cached, i) => {
         if (cached) return cached.body
         const id = ids[i] as number
         const found = render(id)
         if (!found) throw new Error(`subscription ${id} vanished between two statements of one request`)
-        bodies.set(id, found)
         return found.body
       })
     },

@@ -176,7 +176,10 @@ test('the list is made of the cached bodies: byte for byte the domain rendering,
     assert.equal(res.status, 200)
     return res
   }
+  server.store.db.prepare('UPDATE subscriptions SET currency = currency').run() // empties nothing but the touched bodies
+  const cachedBefore = server.store.readCacheSize()
   const first = await list()
+  assert.equal(server.store.readCacheSize(), cachedBefore, 'a list reads the cache but does not fill it')
   // Exactly what pageBody over renderSubscription gives (the rendering before the cache).
   const expected = JSON.stringify({
     subscriptions: [sub.id, second.id].map((id) => renderSubscription(server.store.subscriptions.find(id)!, server.store.subscriptions.lineItems(id))),
