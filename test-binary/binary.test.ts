@@ -64,6 +64,23 @@ test('the heap is capped for a small footprint: a read cache that cannot fit is 
   await stop(child)
 })
 
+test('the checkpoint thread runs inside the executable: a write is followed by a background checkpoint', async (t) => {
+  const cwd = tempDir(t)
+  const token = 'binary-test-admin-token-0123456789'
+  const { child, url } = await startServe(t, cwd, bareEnv(t, { REPLENISH_ADMIN_TOKEN: token, REPLENISH_METRICS_PUBLIC: '1', REPLENISH_PROCESS_EVERY: '0' }))
+  const created = await request(url, 'POST', '/admin/api/v1/users', { headers: { authorization: `Bearer ${token}` }, json: { user: { email: 'wal@example.com' } } })
+  assert.equal(created.status, 201, created.text)
+  let background = 0
+  for (let i = 0; i < 50 && background === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const metrics = await request(url, 'GET', '/metrics')
+    background = Number(/^replenish_wal_checkpoints_total\{where="background"\} (\d+)$/m.exec(metrics.text)?.[1] ?? 0)
+  }
+  assert.ok(background >= 1, 'a background checkpoint was counted')
+  await stop(child)
+  assert.equal(existsSync(join(cwd, 'data', 'replenish.db-wal')), false, 'the WAL was removed at shutdown')
+})
+
 test('a whole life: first start, admin set-up, customer calls, backup, SIGTERM, restart with the data still there', async (t) => {
   const cwd = tempDir(t)
   const env = bareEnv(t, { REPLENISH_TODAY: '2026-01-31', REPLENISH_PROCESS_EVERY: '0' })

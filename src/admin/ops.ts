@@ -38,9 +38,25 @@ export function opsRoutes(app: App, metrics: RequestMetrics, sources: readonly M
         '# HELP replenish_database_size_bytes Size of the SQLite database.',
         '# TYPE replenish_database_size_bytes gauge',
         `replenish_database_size_bytes ${app.store.sizeBytes()}`,
+        ...checkpointLines(app),
         ...sources.map((s) => s().trimEnd()).filter((text) => text.length > 0),
       ]
       return { status: 200, body: lines.join('\n') + '\n', contentType: 'text/plain; version=0.0.4; charset=utf-8' }
     }],
+  ]
+}
+
+/** Background WAL checkpoints (serve only): how many ran where, and the WAL's length. */
+function checkpointLines(app: App): string[] {
+  const c = app.store.checkpoints()
+  if (!c) return []
+  return [
+    '# HELP replenish_wal_checkpoints_total WAL checkpoints: in the background thread, or inline to let the WAL restart.',
+    '# TYPE replenish_wal_checkpoints_total counter',
+    `replenish_wal_checkpoints_total{where="background"} ${c.background}`,
+    `replenish_wal_checkpoints_total{where="inline"} ${c.inline}`,
+    '# HELP replenish_wal_frames WAL frames (pages) at the last background checkpoint.',
+    '# TYPE replenish_wal_frames gauge',
+    `replenish_wal_frames ${c.walFrames}`,
   ]
 }

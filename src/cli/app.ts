@@ -1,7 +1,7 @@
 import { getHeapStatistics } from 'node:v8'
 import { ConfigError, DEFAULT_DB, type Config } from '../config.ts'
 import { serviceClock } from '../clock.ts'
-import { openStore, type Store } from '../store/store.ts'
+import { openStore, type Store, type StoreOptions } from '../store/store.ts'
 import type { App } from '../api/shared/app.ts'
 import { requestLimits } from '../api/shared/limits.ts'
 import type { Route } from '../http/types.ts'
@@ -13,7 +13,7 @@ import { transitionHooks } from '../api/shared/subscription-actions.ts'
 import { abandonOnCancel } from '../processing/installment-actions.ts'
 
 /** Opens the store the configuration names; only the default location has its directory made for it. */
-export function openConfiguredStore(config: Config, extra: { beforeCommit?: () => void } = {}): Store {
+export function openConfiguredStore(config: Config, extra: Pick<StoreOptions, 'beforeCommit' | 'backgroundCheckpoints' | 'onBackgroundError'> = {}): Store {
   checkReadCacheFits(config.readCacheMb, getHeapStatistics().heap_size_limit)
   return openStore(config.db, {
     synchronous: config.synchronous,

@@ -17,11 +17,14 @@ const SHUTDOWN_GRACE_MS = 10_000
 
 /** `replenish serve`: open and migrate the database, listen, log each request, drain on a signal. */
 export async function serve(config: Config, options: { demo: boolean }, io: ServeIo): Promise<number> {
-  const store = openConfiguredStore(config)
-  const app = buildApp(config, store)
-  const metrics = new RequestMetrics()
   const stdout = bufferedLineLog((chunk) => io.out(chunk.replace(/\n$/, '')))
   const errors = bufferedLineLog((chunk) => io.err(chunk.replace(/\n$/, '')))
+  const store = openConfiguredStore(config, {
+    backgroundCheckpoints: true,
+    onBackgroundError: (message) => errors.write({ time: new Date().toISOString(), level: 'error', message }),
+  })
+  const app = buildApp(config, store)
+  const metrics = new RequestMetrics()
   const processing = processingForServe(store, app.clock, config.processEvery, (entry) => errors.write(entry))
   const routes = buildRoutes(app, metrics, [processing.metrics], processing.readiness)
   const server = await listen(
@@ -53,6 +56,9 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
   await Promise.all([server.close(SHUTDOWN_GRACE_MS), processing.stop()])
   stdout.flush()
   errors.flush()
+  // The checkpoint thread's connection goes first, so the server's close is the last one and
+  // checkpoints and removes the WAL.
+  await store.stopBackground()
   store.close()
   return 0
 }

@@ -1,8 +1,9 @@
 import { backup as sqliteBackup, type DatabaseSync } from 'node:sqlite'
-import { openDatabase } from './db.ts'
+import { WAL_AUTOCHECKPOINT_PAGES, openDatabase } from './db.ts'
 import { Writer } from './writer.ts'
 import { WalSync } from './wal-sync.ts'
 import { BodyCache } from './body-cache.ts'
+import { Checkpointer } from './checkpointer.ts'
 
 export const DEFAULT_READ_CACHE_BYTES = 16 * 1024 * 1024
 import { accountsStore } from './accounts-store.ts'
@@ -20,6 +21,13 @@ export interface StoreOptions {
   /** Bytes of rendered subscription bodies kept for GET (body-cache.ts); 0 turns the cache off. */
   readonly readCacheBytes?: number
   readonly beforeCommit?: () => void
+  /**
+   * WAL checkpoints in a worker thread instead of inside COMMITs on the event loop
+   * (checkpointer.ts): for `serve`. Needs a WAL file database with synchronous=FULL.
+   */
+  readonly backgroundCheckpoints?: boolean
+  /** Where a failing background checkpoint is reported (serve's error log). */
+  readonly onBackgroundError?: (message: string) => void
   /** Test hook: replaces the fdatasync of the WAL (to hold it, or to fail it). */
   readonly syncWal?: (fd: number, done: (err: Error | null) => void) => void
 }
@@ -32,7 +40,21 @@ export function openStore(file: string, options: StoreOptions) {
   const db = openDatabase(file, options)
   const walSync = durableOffLoop(db, file, options)
   const bodies = new BodyCache(db, options.readCacheBytes ?? DEFAULT_READ_CACHE_BYTES)
+  const checkpointer = walSync && options.backgroundCheckpoints ? new Checkpointer(db, file, options.onBackgroundError ?? (() => {})) : undefined
+  if (checkpointer) db.exec('PRAGMA wal_autocheckpoint = 0')
+  let fellBack = false
+  const afterCommit = (): void => {
+    if (!checkpointer) return
+    if (checkpointer.failed) {
+      // The thread is gone: SQLite's own checkpoints take over again.
+      if (!fellBack) db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`)
+      fellBack = true
+      return
+    }
+    checkpointer.afterCommit()
+  }
   const writer = new Writer(db, {
+    afterCommit,
     maxBatch: options.maxBatch ?? 256,
     onRollback: () => bodies.invalidateAll(),
     ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}),
@@ -73,8 +95,17 @@ export function openStore(file: string, options: StoreOptions) {
       const r = db.prepare('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get() as { n: number }
       return r.n
     },
+    /** Background checkpoints so far, and the WAL's length at the last one (/metrics). */
+    checkpoints(): { background: number; inline: number; walFrames: number } | undefined {
+      return checkpointer ? { ...checkpointer.counts, walFrames: checkpointer.frames } : undefined
+    },
+    /** Ends the checkpoint thread (its connection closed) so that close() is the last connection. */
+    async stopBackground(): Promise<void> {
+      await checkpointer?.stop()
+    },
     close(): void {
       writer.flush(true)
+      checkpointer?.terminate()
       if (db.isOpen) db.close()
       walSync?.close()
     },

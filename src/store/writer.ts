@@ -18,6 +18,8 @@ export interface WriterOptions {
   readonly walSync?: WalSync
   /** Called whenever writes are rolled back, so caches filled from them can forget them. */
   readonly onRollback?: () => void
+  /** Called after each successful COMMIT, with no transaction open (background checkpoints). */
+  readonly afterCommit?: () => void
 }
 
 /** SQLite rolled the shared transaction back by itself (an I/O error, a full disk): its units are lost. */
@@ -131,6 +133,7 @@ export class Writer {
       for (const w of waiters) w.reject(err)
       return
     }
+    this.options.afterCommit?.()
     const sync = this.options.walSync
     if (!sync) {
       for (const w of waiters) w.resolve()

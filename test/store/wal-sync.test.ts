@@ -1,10 +1,8 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import { fdatasync, mkdtempSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
-import { openStore, type Store, type StoreOptions } from '../../src/store/store.ts'
+import { fdatasync, statSync } from 'node:fs'
+import type { Store, StoreOptions } from '../../src/store/store.ts'
+import { scratchStore } from '../helpers/scratch-store.ts'
 import { DurabilityLost } from '../../src/store/wal-sync.ts'
 
 /**
@@ -20,13 +18,9 @@ interface Sync {
 }
 
 function open(t: TestContext, options: Partial<StoreOptions> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'replenish-walsync-'))
-  const file = join(dir, 'w.db')
   const syncs: Sync[] = []
   let hold = false
-  const store = openStore(file, {
-    synchronous: 'FULL',
-    createDirectory: false,
+  const scratch = scratchStore(t, {
     syncWal: (fd, done) => {
       const sync: Sync = { fd, finish: (err) => (err ? done(err) : fdatasync(fd, (e) => done(e))) }
       syncs.push(sync)
@@ -34,24 +28,12 @@ function open(t: TestContext, options: Partial<StoreOptions> = {}) {
     },
     ...options,
   })
-  store.db.exec('CREATE TABLE unit_rows (n INTEGER PRIMARY KEY)')
-  const insert = store.db.prepare('INSERT INTO unit_rows (n) VALUES (?)')
-  const reader = new DatabaseSync(file, { readOnly: true })
-  const read = reader.prepare('SELECT n FROM unit_rows ORDER BY n')
-  t.after(() => {
-    reader.close()
-    store.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
   return {
-    store,
-    file,
+    ...scratch,
     syncs,
     holdSyncs: (on: boolean) => {
       hold = on
     },
-    insert: (n: number) => void insert.run(n),
-    committed: () => (read.all() as { n: number }[]).map((r) => r.n),
   }
 }
 

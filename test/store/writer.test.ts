@@ -1,10 +1,7 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
-import { openStore, type Store } from '../../src/store/store.ts'
+import type { Store } from '../../src/store/store.ts'
+import { scratchStore } from '../helpers/scratch-store.ts'
 import { TransactionLost } from '../../src/store/writer.ts'
 
 /**
@@ -25,14 +22,10 @@ interface Harness {
 }
 
 function open(t: TestContext, options: { maxBatch?: number } = {}): Harness {
-  const dir = mkdtempSync(join(tmpdir(), 'replenish-writer-'))
-  const file = join(dir, 'writer.db')
   let commits = 0
   let failNext = false
   let hook: (() => void) | undefined
-  const store = openStore(file, {
-    synchronous: 'FULL',
-    createDirectory: false,
+  const scratch = scratchStore(t, {
     ...options,
     beforeCommit: () => {
       commits++
@@ -43,17 +36,8 @@ function open(t: TestContext, options: { maxBatch?: number } = {}): Harness {
       }
     },
   })
-  store.db.exec('CREATE TABLE unit_rows (n INTEGER PRIMARY KEY)')
-  const insert = store.db.prepare('INSERT INTO unit_rows (n) VALUES (?)')
-  const reader = new DatabaseSync(file, { readOnly: true })
-  const read = reader.prepare('SELECT n FROM unit_rows ORDER BY n')
-  t.after(() => {
-    reader.close()
-    store.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
   return {
-    store,
+    ...scratch,
     commits: () => commits,
     failNextCommit: () => {
       failNext = true
@@ -61,8 +45,6 @@ function open(t: TestContext, options: { maxBatch?: number } = {}): Harness {
     onCommit: (fn) => {
       hook = fn
     },
-    insert: (n) => void insert.run(n),
-    committed: () => (read.all() as { n: number }[]).map((r) => r.n),
   }
 }
 

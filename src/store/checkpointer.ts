@@ -1,0 +1,147 @@
+import { Worker } from 'node:worker_threads'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
+
+/**
+ * The worker's code: CommonJS on built-ins only, evaluated as a string, because a single
+ * executable's worker threads cannot load our bundle. It owns a second connection and answers
+ * each message with one `PRAGMA wal_checkpoint(PASSIVE)`: [busy, frames in the WAL, frames in
+ * the database]. PASSIVE takes no writer lock, so it never blocks the server's writes; the
+ * connection keeps SQLite's own syncing (NORMAL: the WAL before copying, the database after),
+ * so what it copies is durable before the WAL may be reused.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads')
+const { DatabaseSync } = require('node:sqlite')
+const db = new DatabaseSync(workerData.file, { timeout: 0 })
+db.exec('PRAGMA synchronous = NORMAL; PRAGMA cache_size = -64')
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
+checkpoint.setReturnArrays(true)
+parentPort.on('message', (message) => {
+  if (message === 'close') {
+    db.close()
+    parentPort.close()
+    return
+  }
+  try {
+    parentPort.postMessage({ result: checkpoint.get() })
+  } catch (err) {
+    parentPort.postMessage({ error: String((err && err.message) || err) })
+  }
+})
+`
+
+/** WAL frames (pages) past which the WAL is restarted: 32 MB at 4 KiB pages, as the former autocheckpoint. */
+export const RESTART_FRAMES = 8000
+/** A background checkpoint starts at most this often: each one syncs both files. */
+const EVERY_MS = 50
+
+export interface CheckpointCounts {
+  /** Checkpoints the worker ran. */
+  background: number
+  /** Small checkpoints on the server's own connection that let the WAL restart. */
+  inline: number
+}
+
+/**
+ * WAL checkpoints off the event loop (issue 6). SQLite's automatic checkpoint runs inside the
+ * COMMIT that crosses the mark, on the event loop, and fsyncs the database file: 10–25 ms stalls
+ * that made the writes' p99. Here a worker thread checkpoints after commits instead.
+ *
+ * The WAL can only start over (be overwritten from its beginning) when a write transaction
+ * begins while every frame is already in the database. Under steady writes the server's own
+ * connection always has a batch open on an older snapshot, so the worker can never quite catch
+ * up: once the WAL passes RESTART_FRAMES and the worker has just finished, the server's
+ * connection checkpoints the few frames committed since, right after a COMMIT (nothing open),
+ * with SQLite's syncs, and its next batch restarts the WAL.
+ */
+export class Checkpointer {
+  private readonly worker: Worker
+  private readonly inlineCheckpoint: StatementSync
+  private running = false
+  private stopped = false
+  private lastStart = 0
+  /** Frames in the WAL and frames checkpointed, as the worker last saw them. */
+  private walFrames = 0
+  private restartWanted = false
+  private readonly exited: Promise<void>
+  readonly counts: CheckpointCounts = { background: 0, inline: 0 }
+
+  constructor(db: DatabaseSync, file: string, onError: (message: string) => void) {
+    this.inlineCheckpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
+    this.inlineCheckpoint.setReturnArrays(true)
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { file },
+      // The smallest heap that runs it: every megabyte here is resident memory of the server.
+      resourceLimits: { maxOldGenerationSizeMb: 12, maxYoungGenerationSizeMb: 1, stackSizeMb: 1 },
+    })
+    this.worker.unref()
+    this.worker.on('message', (m: { result?: [number, number, number]; error?: string }) => {
+      this.running = false
+      if (m.error !== undefined) {
+        onError(`background checkpoint failed: ${m.error}`)
+        return
+      }
+      const [busy, log, done] = m.result as [number, number, number]
+      this.counts.background++
+      this.walFrames = log
+      // Caught up with what it could see, and the WAL is long: restart it at the next COMMIT.
+      if (busy === 0 && log >= RESTART_FRAMES && done === log) this.restartWanted = true
+    })
+    this.worker.on('error', (err) => {
+      this.stopped = true
+      onError(`the checkpoint thread stopped: ${err.message}`)
+    })
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()))
+  }
+
+  /** Frames in the WAL at the last background checkpoint (/metrics). */
+  get frames(): number {
+    return this.walFrames
+  }
+
+  /** The thread died: the caller falls back to SQLite's automatic checkpoints. */
+  get failed(): boolean {
+    return this.stopped
+  }
+
+  /**
+   * Called right after a COMMIT, with no transaction open on the server's connection: restarts
+   * the WAL when it is due, else starts a background checkpoint unless one runs or one began
+   * less than EVERY_MS ago.
+   */
+  afterCommit(): void {
+    if (this.stopped) return
+    if (this.restartWanted && !this.running) {
+      this.restartWanted = false
+      const [, log, done] = this.inlineCheckpoint.get() as unknown as [number, number, number]
+      this.counts.inline++
+      // All in the database: the next batch's COMMIT writes from the start of the WAL.
+      if (done === log) this.walFrames = 0
+      return
+    }
+    const now = performance.now()
+    if (this.running || now - this.lastStart < EVERY_MS) return
+    this.running = true
+    this.lastStart = now
+    this.worker.postMessage('checkpoint')
+  }
+
+  /** Closes the thread's connection and waits for it to end (before the server's own close). */
+  async stop(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = true
+      // Held by the event loop until it has closed its connection and ended (it is unref'd so a
+      // running thread never keeps the process alive by itself).
+      this.worker.ref()
+      this.worker.postMessage('close')
+    }
+    await this.exited
+  }
+
+  /** Ends the thread without waiting (a close that was not preceded by stop). */
+  terminate(): void {
+    this.stopped = true
+    void this.worker.terminate()
+  }
+}

@@ -1,0 +1,71 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { openStore } from '../../src/store/store.ts'
+import { RESTART_FRAMES } from '../../src/store/checkpointer.ts'
+
+/**
+ * Background checkpoints (issue 6, checkpointer.ts): under steady writes the WAL is checkpointed
+ * by the worker thread, never by a COMMIT on the event loop, and still starts over, so it does not
+ * grow without bound; nothing written is lost; the server's close, after the thread's, removes it.
+ */
+test('under steady writes the worker checkpoints, the WAL restarts and stays bounded, and every row is kept', { timeout: 60_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-ckpt-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'c.db')
+  const errors: string[] = []
+  const store = openStore(file, { synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true, onBackgroundError: (m) => errors.push(m) })
+  let closed = false
+  t.after(async () => {
+    if (closed) return
+    await store.stopBackground()
+    store.close()
+  })
+  assert.equal((store.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 0, 'no checkpoint inside a COMMIT')
+  store.db.exec('CREATE TABLE blobs (n INTEGER PRIMARY KEY, data BLOB NOT NULL)')
+  const insert = store.db.prepare('INSERT INTO blobs (n, data) VALUES (?, randomblob(3000))')
+
+  // A page a unit, 20 units a batch, until the WAL has started over twice (the thread may take a
+  // while to start on a loaded machine), and never more than 80,000 units.
+  let n = 0
+  let walMax = 0
+  while (n < 80_000 && store.checkpoints()!.inline < 2) {
+    const batch: Promise<void>[] = []
+    for (let i = 0; i < 20; i++) batch.push(store.write(() => void insert.run(++n)))
+    await Promise.all(batch)
+    if (n % 1000 === 0) await new Promise((resolve) => setTimeout(resolve, 60)) // let the thread run
+    walMax = Math.max(walMax, statSync(`${file}-wal`).size)
+  }
+  const total = n
+  const c = store.checkpoints()!
+  assert.ok(c.background > 0, 'the thread checkpointed')
+  assert.ok(c.inline >= 2, `the WAL was restarted (${c.inline} times in ${total} units)`)
+  // Without restarts the WAL would hold every page written.
+  const pageSize = (store.db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size
+  assert.ok(walMax < 2.5 * RESTART_FRAMES * pageSize, `WAL peaked at ${walMax} bytes`)
+  assert.deepEqual(errors, [])
+
+  const reader = new DatabaseSync(file, { readOnly: true })
+  assert.equal((reader.prepare('SELECT count(*) AS k FROM blobs').get() as { k: number }).k, total)
+  reader.close()
+
+  await store.stopBackground()
+  store.close()
+  closed = true
+  assert.equal(existsSync(`${file}-wal`), false, 'the last connection checkpointed and removed the WAL')
+  const again = new DatabaseSync(file, { readOnly: true })
+  assert.equal((again.prepare('SELECT count(*) AS k FROM blobs').get() as { k: number }).k, total)
+  again.close()
+})
+
+test('without background checkpoints (the CLI, tests) SQLite checkpoints every 8,000 pages itself', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-ckpt-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const store = openStore(join(dir, 'c.db'), { synchronous: 'FULL', createDirectory: false })
+  t.after(() => store.close())
+  assert.equal((store.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 8000)
+  assert.equal(store.checkpoints(), undefined)
+})
