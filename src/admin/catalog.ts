@@ -4,7 +4,7 @@ import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { cursorBody, parseId, readCursor, rootObject } from '../api/shared/params.ts'
-import { present, recordLineItemEvent } from '../api/shared/subscription-actions.ts'
+import { presentJson, recordLineItemEvent } from '../api/shared/subscription-actions.ts'
 import { check, optionalBoolean, optionalInteger, optionalString, requiredId, requiredString } from './input.ts'
 
 // ---- payment methods ----------------------------------------------------------------------------
@@ -95,10 +95,7 @@ export const deletePaymentSource = (app: App): ApiHandler => (ctx, call) => {
   return call.commit(() => {
     const ids = app.store.subscriptions.idsWithPaymentSource(source.id)
     app.store.subscriptions.clearPaymentSource(source.id)
-    for (const id of ids) {
-      const sub = app.store.subscriptions.find(id)
-      if (sub) app.store.events.record('subscription.payment_method_changed', id, present(app, sub))
-    }
+    for (const id of ids) app.store.events.recordJson('subscription.payment_method_changed', id, presentJson(app, id))
     app.store.catalog.deletePaymentSource(source.id)
     return ok(source)
   })

@@ -7,9 +7,9 @@ import { renderSubscription } from '../domain/representation.ts'
 import type { Subscription } from '../domain/types.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
-import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
+import { ok, okJson, type ApiHandler } from '../api/shared/endpoint.ts'
 import { cursorBody, optionalRoot, parseId, readCursor } from '../api/shared/params.ts'
-import { applyTransition, okJson, present } from '../api/shared/subscription-actions.ts'
+import { applyTransition } from '../api/shared/subscription-actions.ts'
 
 function findSubscription(app: App, ctx: Ctx): Subscription {
   authenticateAdmin(app, ctx)
@@ -36,7 +36,13 @@ export const listSubscriptions = (app: App): ApiHandler => (ctx) => {
   return ok(cursorBody('subscriptions', subs, limit, (s) => renderSubscription(s, items.get(s.id) ?? [])))
 }
 
-export const showSubscription = (app: App): ApiHandler => (ctx) => ok(present(app, findSubscription(app, ctx)))
+/** The same body as the customer's GET (C3), from the same cache. */
+export const showSubscription = (app: App): ApiHandler => (ctx) => {
+  authenticateAdmin(app, ctx)
+  const found = app.store.subscriptions.findJson(parseId(ctx.params['id']))
+  if (!found) throw notFound()
+  return okJson(found.body)
+}
 
 /** The shop acts as C8 says, without the customer's skip limits or cancellation notice (C11). */
 function transitionRoute(app: App, decide: (sub: Subscription, ctx: Ctx) => Transition | null): ApiHandler {

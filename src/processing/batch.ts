@@ -1,6 +1,4 @@
 import { decideDue, type DueDecision } from '../domain/processing.ts'
-import { renderSubscription } from '../domain/representation.ts'
-import type { Subscription } from '../domain/types.ts'
 import type { Store } from '../store/store.ts'
 import type { BatchPlan, DueRow } from '../store/installments-store.ts'
 import { abandonOpenInstallments } from './installment-actions.ts'
@@ -81,8 +79,7 @@ export function processBatch(store: Store, rows: readonly DueRow[], today: strin
   for (const f of followUps) {
     // A pending cancellation is complete: older deliveries still open end, the one just made stays.
     if (f.canceled) counts.abandoned += abandonOpenInstallments(store, f.id, f.dueDate)
-    const sub = store.subscriptions.find(f.id)
-    if (sub) recordSubscription(store, sub, f.events)
+    recordSubscription(store, f.id, f.events)
   }
 }
 
@@ -94,13 +91,14 @@ export function applyChange(store: Store, id: number, d: DueDecision, counts: Co
   if (d.kind === 'resume') counts.resumed++
   else if (d.event === 'subscription.canceled') counts.canceled++
   else counts.ended++
-  const updated = store.subscriptions.update(sub, d.patch)
-  if (updated.state === 'canceled') counts.abandoned += abandonOpenInstallments(store, id)
-  recordSubscription(store, store.subscriptions.find(id) ?? updated, [d.event])
+  if (store.subscriptions.update(sub, d.patch).state === 'canceled') counts.abandoned += abandonOpenInstallments(store, id)
+  recordSubscription(store, id, [d.event])
 }
 
-function recordSubscription(store: Store, sub: Subscription, events: readonly string[]): void {
+/** The subscription as it now stands (C3, rendered by SQLite as every answer is) in each event. */
+function recordSubscription(store: Store, id: number, events: readonly string[]): void {
   if (events.length === 0) return
-  const body = renderSubscription(sub, store.subscriptions.lineItems(sub.id))
-  for (const type of events) store.events.record(type, sub.id, body)
+  const body = store.subscriptions.renderJson(id)?.body
+  if (body === undefined) return
+  for (const type of events) store.events.recordJson(type, id, body)
 }

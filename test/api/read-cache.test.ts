@@ -80,11 +80,14 @@ test('skip, pause and cancel: the next GET shows each new state and date', async
 })
 
 test('the admin API and the processor change subscriptions too: the next GET sees it', async (t) => {
-  const { server, sub, get } = await setup(t, { REPLENISH_TODAY: '2026-03-01' })
+  const { server, user, sub, get } = await setup(t, { REPLENISH_TODAY: '2026-03-01' })
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
   const skipped = await server.request('POST', `/admin/api/v1/subscriptions/${sub.id}/skip`, { headers: admin })
   assert.equal(skipped.status, 200)
   assert.equal((await get()).actionable_date, skipped.body.actionable_date)
+  // The admin's show is the customer's GET body, from the same cache, byte for byte.
+  const shown = await server.request('GET', `/admin/api/v1/subscriptions/${sub.id}`, { headers: admin })
+  assert.equal(shown.text, (await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: user.key })).text)
 
   // A processor run in this process moves the date on with one set-based UPDATE.
   const before = (await get()).actionable_date as string

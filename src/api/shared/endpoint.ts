@@ -29,6 +29,9 @@ interface Idempotency {
 
 export const ok = (body: unknown, status = 200): Reply => ({ status, body })
 
+/** A 200 whose body is JSON text already (a body rendered by SQLite, a cached one). */
+export const okJson = (raw: string): Reply => ({ status: 200, body: undefined, raw })
+
 /**
  * Keys of the requests running now, per app and not per route: the same key sent to two routes
  * at once is one key in flight (409), whichever route it reached first.

@@ -57,15 +57,13 @@ export function readPage(query: URLSearchParams): Page {
   return { page, perPage, offset: (page - 1) * perPage }
 }
 
+/** What follows the items of a page, in this order (solidus_subscriptions' pagination fields). */
+function pageMeta(count: number, page: Page, total: number): Record<string, number> {
+  return { count, current_page: page.page, pages: Math.ceil(total / page.perPage), per_page: page.perPage, total_count: total }
+}
+
 export function pageBody(key: string, items: unknown[], page: Page, total: number): Record<string, unknown> {
-  return {
-    [key]: items,
-    count: items.length,
-    current_page: page.page,
-    pages: Math.ceil(total / page.perPage),
-    per_page: page.perPage,
-    total_count: total,
-  }
+  return { [key]: items, ...pageMeta(items.length, page, total) }
 }
 
 /**
@@ -73,8 +71,7 @@ export function pageBody(key: string, items: unknown[], page: Page, total: numbe
  * same bytes `JSON.stringify(pageBody(…))` would give, without parsing the items back.
  */
 export function pageJson(key: string, items: readonly string[], page: Page, total: number): string {
-  const meta = JSON.stringify({ count: items.length, current_page: page.page, pages: Math.ceil(total / page.perPage), per_page: page.perPage, total_count: total })
-  return `{${JSON.stringify(key)}:[${items.join(',')}],${meta.slice(1)}`
+  return `{${JSON.stringify(key)}:[${items.join(',')}],${JSON.stringify(pageMeta(items.length, page, total)).slice(1)}`
 }
 
 /** Admin lists: `?after=<id>&limit=` keyset pagination (default 25, at most 100). */

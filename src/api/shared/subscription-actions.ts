@@ -1,32 +1,24 @@
-import { renderLineItem, renderSubscription } from '../../domain/representation.ts'
+import { renderLineItem } from '../../domain/representation.ts'
 import type { Transition } from '../../domain/lifecycle.ts'
 import type { LineItemChange, Lookups } from '../../domain/subscription-input.ts'
 import type { LineItem, Subscription } from '../../domain/types.ts'
 import { notFound } from '../../http/http-error.ts'
-import type { Reply } from '../../http/types.ts'
 import type { App } from './app.ts'
 
 /**
  * The writes both route tables share. Each runs inside a unit (`call.commit`) and writes the
  * C10 event of the change it makes, holding the representation after the change.
  */
-export function present(app: App, sub: Subscription): Record<string, unknown> {
-  return renderSubscription(sub, app.store.subscriptions.lineItems(sub.id))
-}
-
 /**
  * The subscription's C3 body as JSON text, rendered by SQLite as it stands now (inside a unit:
- * with the unit's own writes). A write answers with it and records it in its events as is, so
- * the body is built once and never stringified (issue 6).
+ * with the unit's own writes). Every answer and event that holds a subscription is this text,
+ * so the body is built once and never stringified (issue 6).
  */
 export function presentJson(app: App, subscriptionId: number): string {
   const found = app.store.subscriptions.renderJson(subscriptionId)
   if (!found) throw new Error(`subscription ${subscriptionId} vanished inside its own unit of writes`)
   return found.body
 }
-
-/** A 200 whose body is JSON text already. */
-export const okJson = (raw: string): Reply => ({ status: 200, body: undefined, raw })
 
 export function lookups(app: App): Lookups {
   return {

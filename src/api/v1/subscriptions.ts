@@ -6,9 +6,9 @@ import { activate, cancel, pause, resume, skip, type Transition } from '../../do
 import { STATES, type State, type Subscription } from '../../domain/types.ts'
 import type { App } from '../shared/app.ts'
 import { authenticate } from '../shared/auth.ts'
-import { ok, type ApiHandler } from '../shared/endpoint.ts'
+import { ok, okJson, type ApiHandler } from '../shared/endpoint.ts'
 import { optionalRoot, pageBody, pageJson, parseId, readPage, rootObject } from '../shared/params.ts'
-import { applyLineItemChanges, applyTransition, lookups, okJson, presentJson } from '../shared/subscription-actions.ts'
+import { applyLineItemChanges, applyTransition, lookups, presentJson } from '../shared/subscription-actions.ts'
 
 /** authenticate → find (404) → own (401), the order of C2. */
 export function ownSubscription(app: App, ctx: Ctx): Subscription {
