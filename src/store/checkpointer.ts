@@ -58,7 +58,10 @@ export class Checkpointer {
   private readonly worker: Worker
   private readonly inlineCheckpoint: StatementSync
   private running = false
+  /** stop() or terminate() was called: the thread is ending because we asked. */
   private stopped = false
+  /** The thread ended without being asked (an error, a crash). */
+  private dead = false
   private lastStart = 0
   /** Frames in the WAL and frames checkpointed, as the worker last saw them. */
   private walFrames = 0
@@ -66,10 +69,11 @@ export class Checkpointer {
   private readonly exited: Promise<void>
   readonly counts: CheckpointCounts = { background: 0, inline: 0 }
 
-  constructor(db: DatabaseSync, file: string, onError: (message: string) => void) {
+  /** `source` replaces the thread's code (tests make it fail). */
+  constructor(db: DatabaseSync, file: string, onError: (message: string) => void, source = WORKER_SOURCE) {
     this.inlineCheckpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
     this.inlineCheckpoint.setReturnArrays(true)
-    this.worker = new Worker(WORKER_SOURCE, {
+    this.worker = new Worker(source, {
       eval: true,
       workerData: { file },
       // The smallest heap that runs it: every megabyte here is resident memory of the server.
@@ -89,10 +93,18 @@ export class Checkpointer {
       if (busy === 0 && log >= RESTART_FRAMES && done === log) this.restartWanted = true
     })
     this.worker.on('error', (err) => {
-      this.stopped = true
+      this.dead = true
       onError(`the checkpoint thread stopped: ${err.message}`)
     })
-    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()))
+    this.exited = new Promise((resolve) =>
+      this.worker.once('exit', (code) => {
+        if (!this.stopped && !this.dead) {
+          this.dead = true
+          onError(`the checkpoint thread exited (code ${code})`)
+        }
+        resolve()
+      }),
+    )
   }
 
   /** Frames in the WAL at the last background checkpoint (/metrics). */
@@ -100,9 +112,9 @@ export class Checkpointer {
     return this.walFrames
   }
 
-  /** The thread died: the caller falls back to SQLite's automatic checkpoints. */
+  /** The thread died unasked: the caller falls back to SQLite's automatic checkpoints. */
   get failed(): boolean {
-    return this.stopped
+    return this.dead
   }
 
   /**
@@ -111,7 +123,7 @@ export class Checkpointer {
    * less than EVERY_MS ago.
    */
   afterCommit(): void {
-    if (this.stopped) return
+    if (this.stopped || this.dead) return
     if (this.restartWanted && !this.running) {
       this.restartWanted = false
       const [, log, done] = this.inlineCheckpoint.get() as unknown as [number, number, number]
@@ -129,7 +141,7 @@ export class Checkpointer {
 
   /** Closes the thread's connection and waits for it to end (before the server's own close). */
   async stop(): Promise<void> {
-    if (!this.stopped) {
+    if (!this.stopped && !this.dead) {
       this.stopped = true
       // Held by the event loop until it has closed its connection and ended (it is unref'd so a
       // running thread never keeps the process alive by itself).

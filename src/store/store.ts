@@ -4,8 +4,6 @@ import { Writer } from './writer.ts'
 import { WalSync } from './wal-sync.ts'
 import { BodyCache } from './body-cache.ts'
 import { Checkpointer } from './checkpointer.ts'
-
-export const DEFAULT_READ_CACHE_BYTES = 16 * 1024 * 1024
 import { accountsStore } from './accounts-store.ts'
 import { catalogStore } from './catalog-store.ts'
 import { subscriptionsStore } from './subscriptions-store.ts'
@@ -13,6 +11,8 @@ import { eventsStore } from './events-store.ts'
 import { idempotencyStore } from './idempotency-store.ts'
 import { installmentsStore } from './installments-store.ts'
 import { leaseStore } from './lease-store.ts'
+
+export const DEFAULT_READ_CACHE_BYTES = 16 * 1024 * 1024
 
 export interface StoreOptions {
   readonly synchronous: 'FULL' | 'NORMAL'
@@ -28,6 +28,8 @@ export interface StoreOptions {
   readonly backgroundCheckpoints?: boolean
   /** Where a failing background checkpoint is reported (serve's error log). */
   readonly onBackgroundError?: (message: string) => void
+  /** Test hook: replaces the checkpoint thread's code (to make it die). */
+  readonly checkpointThreadSource?: string
   /** Test hook: replaces the fdatasync of the WAL (to hold it, or to fail it). */
   readonly syncWal?: (fd: number, done: (err: Error | null) => void) => void
 }
@@ -40,7 +42,9 @@ export function openStore(file: string, options: StoreOptions) {
   const db = openDatabase(file, options)
   const walSync = durableOffLoop(db, file, options)
   const bodies = new BodyCache(db, options.readCacheBytes ?? DEFAULT_READ_CACHE_BYTES)
-  const checkpointer = walSync && options.backgroundCheckpoints ? new Checkpointer(db, file, options.onBackgroundError ?? (() => {})) : undefined
+  const checkpointer = walSync && options.backgroundCheckpoints
+    ? new Checkpointer(db, file, options.onBackgroundError ?? (() => {}), options.checkpointThreadSource)
+    : undefined
   if (checkpointer) db.exec('PRAGMA wal_autocheckpoint = 0')
   let fellBack = false
   const afterCommit = (): void => {

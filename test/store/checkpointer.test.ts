@@ -69,3 +69,34 @@ test('without background checkpoints (the CLI, tests) SQLite checkpoints every 8
   assert.equal((store.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 8000)
   assert.equal(store.checkpoints(), undefined)
 })
+
+test('a checkpoint thread that dies is reported, and SQLite checkpoints inside COMMITs again', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-ckpt-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const errors: string[] = []
+  const store = openStore(join(dir, 'c.db'), {
+    synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true,
+    onBackgroundError: (m) => errors.push(m),
+    checkpointThreadSource: "throw new Error('cannot open the database')",
+  })
+  t.after(() => store.close())
+  const autocheckpoint = (): number => (store.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint
+  assert.equal(autocheckpoint(), 0)
+  for (let i = 0; i < 100 && errors.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  assert.deepEqual(errors, ['the checkpoint thread stopped: cannot open the database'])
+  await store.write(() => store.db.exec('CREATE TABLE after_death (n INTEGER)'))
+  assert.equal(autocheckpoint(), 8000, 'the next COMMIT handed checkpoints back to SQLite')
+  assert.equal(errors.length, 1, 'an unasked exit after an error is not reported twice')
+})
+
+test('a thread stopped on purpose is no failure: no error, no fallback', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-ckpt-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const errors: string[] = []
+  const store = openStore(join(dir, 'c.db'), { synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true, onBackgroundError: (m) => errors.push(m) })
+  await store.stopBackground()
+  await store.write(() => store.db.exec('CREATE TABLE after_stop (n INTEGER)'))
+  assert.equal((store.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 0)
+  store.close()
+  assert.deepEqual(errors, [])
+})
