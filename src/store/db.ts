@@ -9,11 +9,6 @@ export interface OpenOptions {
   readonly createDirectory: boolean
 }
 
-/*
- * cache_size: 8 MB of pages. Hot reads are served by the body cache (body-cache.ts), and the OS
- * caches the file too: 16 MB measured no faster and cost 13 MB of peak RSS (docs/performance.md).
- */
-
 /**
  * WAL pages between checkpoints. A checkpoint runs inside the COMMIT that crosses the mark, on the
  * event loop, and fsyncs the database file: at SQLite's default of 1,000 pages it ran every ~25
@@ -46,6 +41,8 @@ export function openDatabase(file: string, options: OpenOptions): DatabaseSync {
     PRAGMA synchronous = ${options.synchronous};
     PRAGMA foreign_keys = ON;
     PRAGMA temp_store = MEMORY;
+    -- 8 MB: hot reads come from the body cache (body-cache.ts) and the OS caches the file too;
+    -- 16 MB measured no faster and cost 13 MB of peak RSS (docs/performance.md).
     PRAGMA cache_size = -8000;
     PRAGMA journal_size_limit = 67108864;
     PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES};
