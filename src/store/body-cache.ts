@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import { SUBSCRIPTION_COLUMNS } from './rows.ts'
 
 /** A subscription's C3 body as SQLite rendered it, with its owner for the C2 check. */
 export interface SubscriptionJson {
@@ -37,9 +38,10 @@ export class BodyCache {
       return null
     })
     // Created before any statement is prepared on the connection: a schema change would make
-    // SQLite re-prepare them all once.
+    // SQLite re-prepare them all once. A subscription's update counts when it changes one of
+    // its own columns, not when only the event chain's bookkeeping moves (migration 2).
     db.exec(`
-      CREATE TEMP TRIGGER body_cache_subscription_updated AFTER UPDATE ON main.subscriptions
+      CREATE TEMP TRIGGER body_cache_subscription_updated AFTER UPDATE OF ${SUBSCRIPTION_COLUMNS.join(', ')} ON main.subscriptions
         BEGIN SELECT replenish_body_changed(OLD.id); END;
       CREATE TEMP TRIGGER body_cache_subscription_deleted AFTER DELETE ON main.subscriptions
         BEGIN SELECT replenish_body_changed(OLD.id); END;

@@ -12,9 +12,17 @@ const toEvent = (r: Row): EventRecord => ({
 
 /** The event log of C10: written in the same transaction as the change it records. */
 export function eventsStore(db: DatabaseSync) {
-  const insert = db.prepare('INSERT INTO events (type, subscription_id, data, created_at) VALUES (?, ?, ?, ?)')
-  const ofSubscription = db.prepare('SELECT * FROM events WHERE subscription_id = ? ORDER BY id DESC LIMIT ? OFFSET ?')
-  const countOfSubscription = db.prepare('SELECT count(*) AS n FROM events WHERE subscription_id = ?')
+  const insert = db.prepare('INSERT INTO events (type, subscription_id, data, created_at, prev_id) VALUES (?1, ?2, ?3, ?4, (SELECT last_event_id FROM subscriptions WHERE id = ?2))')
+  // A subscription's events are a chain, newest first (migration 2): walk it for offset + limit
+  // links and keep the last `limit` of them.
+  const ofSubscription = db.prepare(`WITH RECURSIVE chain(id, n) AS (
+      SELECT last_event_id, 0 FROM subscriptions WHERE id = ?1 AND last_event_id IS NOT NULL
+      UNION ALL
+      SELECT e.prev_id, chain.n + 1 FROM chain JOIN events e ON e.id = chain.id
+        WHERE e.prev_id IS NOT NULL AND chain.n + 1 < ?2 + ?3
+    )
+    SELECT e.* FROM chain JOIN events e ON e.id = chain.id WHERE chain.n >= ?2 ORDER BY chain.n`)
+  const countOfSubscription = db.prepare('SELECT event_count AS n FROM subscriptions WHERE id = ?')
   const feed = db.prepare('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?')
   const feedOfType = db.prepare('SELECT * FROM events WHERE id > ? AND type = ? ORDER BY id LIMIT ?')
 
@@ -27,10 +35,10 @@ export function eventsStore(db: DatabaseSync) {
       return Number(insert.run(type, subscriptionId, `{"object":${objectJson}}`, nowIso()).lastInsertRowid)
     },
     ofSubscription(subscriptionId: number, offset: number, limit: number): EventRecord[] {
-      return (ofSubscription.all(subscriptionId, limit, offset) as Row[]).map(toEvent)
+      return (ofSubscription.all(subscriptionId, offset, limit) as Row[]).map(toEvent)
     },
     countOfSubscription(subscriptionId: number): number {
-      return (countOfSubscription.get(subscriptionId) as { n: number }).n
+      return (countOfSubscription.get(subscriptionId) as { n: number } | undefined)?.n ?? 0
     },
     feed(after: number, limit: number, type: string | undefined): EventRecord[] {
       return ((type ? feedOfType.all(after, type, limit) : feed.all(after, limit)) as Row[]).map(toEvent)

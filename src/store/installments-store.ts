@@ -120,13 +120,16 @@ export function installmentsStore(db: DatabaseSync) {
     FROM json_each(?1) p WHERE subscriptions.id = p.value ->> 0`)
   // installment.created for every installment after ?1. The object is C3's installment exactly as
   // renderInstallment writes it (test/processing holds the two together); built here, a million
-  // events cost no round trip through JavaScript.
-  const createdEvents = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at)
+  // events cost no round trip through JavaScript. A batch holds one installment per subscription,
+  // so each prev_id read here is still the subscription's latest event when its row goes in (the
+  // events_chain trigger refuses a stale one: migration 2).
+  const createdEvents = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at, prev_id)
     SELECT 'installment.created', i.subscription_id, json_object('object', json_object(
         'id', i.id, 'subscription_id', i.subscription_id, 'due_date', i.due_date, 'state', i.state, 'retry_at', i.retry_at,
         'line_items', json(i.line_items), 'shipping_address', json(i.shipping_address), 'billing_address', json(i.billing_address),
         'payment_method_id', i.payment_method_id, 'payment_source_id', i.payment_source_id, 'currency', i.currency,
-        'attempts', json_array(), 'created_at', i.created_at, 'updated_at', i.updated_at)), ?2
+        'attempts', json_array(), 'created_at', i.created_at, 'updated_at', i.updated_at)), ?2,
+      (SELECT last_event_id FROM subscriptions WHERE id = i.subscription_id)
     FROM installments i WHERE i.id > ?1 ORDER BY i.id`)
 
   const byId = db.prepare('SELECT * FROM installments WHERE id = ?')

@@ -176,6 +176,31 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_keys_age ON idempotency_keys(created_at);
     `,
   },
+  {
+    version: 2,
+    // Issue 6: the index events(subscription_id, id) took an insert at a random leaf with every
+    // write, a page more for the WAL, the fsync and the checkpoint each time (PATCH +7%, skip +12%
+    // without it). A subscription's events are a chain instead, newest first, kept by the
+    // database itself: every insert, whatever statement makes it, links itself in.
+    name: 'events chained per subscription instead of indexed',
+    sql: `
+      ALTER TABLE subscriptions ADD COLUMN last_event_id INTEGER;
+      ALTER TABLE subscriptions ADD COLUMN event_count INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE events ADD COLUMN prev_id INTEGER;
+      UPDATE events SET prev_id = (SELECT max(e.id) FROM events e WHERE e.subscription_id = events.subscription_id AND e.id < events.id)
+        WHERE subscription_id IS NOT NULL;
+      UPDATE subscriptions SET
+        last_event_id = (SELECT max(id) FROM events WHERE subscription_id = subscriptions.id),
+        event_count = (SELECT count(*) FROM events WHERE subscription_id = subscriptions.id);
+      DROP INDEX events_subscription;
+      CREATE TRIGGER events_chain AFTER INSERT ON events WHEN NEW.subscription_id IS NOT NULL
+      BEGIN
+        SELECT RAISE(ABORT, 'events.prev_id must be the id of the subscription''s latest event')
+          WHERE NEW.prev_id IS NOT (SELECT last_event_id FROM subscriptions WHERE id = NEW.subscription_id);
+        UPDATE subscriptions SET last_event_id = NEW.id, event_count = event_count + 1 WHERE id = NEW.subscription_id;
+      END;
+    `,
+  },
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0
