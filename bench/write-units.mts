@@ -34,7 +34,7 @@ const file = join(work, 'units.db')
 const options = { synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true } as const
 openStore(file, options).close()
 const users = seed(file, new Date().toISOString().slice(0, 10))
-const lineItems: number[] = users.flatMap((u: { lineItems: number[] }) => u.lineItems)
+const lineItems = users.flatMap((u) => u.lineItems)
 const store = openStore(file, options)
 try {
   if (grow > 0) {
