@@ -70,6 +70,9 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const lineItemOwner = prepare(`SELECT ${columns(LINE_ITEM_COLUMNS, 'li')}, s.user_id FROM line_items li JOIN subscriptions s ON s.id = li.subscription_id WHERE li.id = ?`)
   const insertLineItem = db.prepare('INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
   const updateLineItem = db.prepare('UPDATE line_items SET subscribable_id = ?, quantity = ?, updated_at = ? WHERE id = ?')
+  // SQLite rewrites the entry of every index whose column an UPDATE assigns, even to the value it
+  // has: a quantity-only change leaves line_items_subscribable (and its random page) alone.
+  const updateQuantity = db.prepare('UPDATE line_items SET quantity = ?, updated_at = ? WHERE id = ?')
   const deleteLineItem = db.prepare('DELETE FROM line_items WHERE id = ?')
   const lineItemsOfSubscribable = prepare(`SELECT ${L} FROM line_items WHERE subscribable_id = ? ORDER BY id`)
   const touch = db.prepare('UPDATE subscriptions SET updated_at = ? WHERE id = ?')
@@ -207,7 +210,8 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     /** Writes the new product and quantity and answers the item as it now stands. */
     updateLineItem(item: LineItem, subscribableId: number, quantity: number): LineItem {
       const now = nowIso()
-      updateLineItem.run(subscribableId, quantity, now, item.id)
+      if (subscribableId === item.subscribable_id) updateQuantity.run(quantity, now, item.id)
+      else updateLineItem.run(subscribableId, quantity, now, item.id)
       return { ...item, subscribable_id: subscribableId, quantity, updated_at: now }
     },
     deleteLineItem(id: number): void {
