@@ -10,9 +10,16 @@ const toEvent = (r: Row): EventRecord => ({
   data: JSON.parse(r['data'] as string) as { object: unknown },
 })
 
+/**
+ * The `prev_id` of a new event of the subscription `subscriptionId` (an SQL expression): that
+ * subscription's latest event. Every INSERT INTO events supplies it; the events_chain trigger
+ * refuses any other value (migration 2).
+ */
+export const latestEventOf = (subscriptionId: string): string => `(SELECT last_event_id FROM subscriptions WHERE id = ${subscriptionId})`
+
 /** The event log of C10: written in the same transaction as the change it records. */
 export function eventsStore(db: DatabaseSync) {
-  const insert = db.prepare('INSERT INTO events (type, subscription_id, data, created_at, prev_id) VALUES (?1, ?2, ?3, ?4, (SELECT last_event_id FROM subscriptions WHERE id = ?2))')
+  const insert = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at, prev_id) VALUES (?1, ?2, ?3, ?4, ${latestEventOf('?2')})`)
   // A subscription's events are a chain, newest first (migration 2): walk it for offset + limit
   // links and keep the last `limit` of them.
   const ofSubscription = db.prepare(`WITH RECURSIVE chain(id, n) AS (

@@ -3,6 +3,7 @@ import type { Address, State, Subscription } from '../domain/types.ts'
 import type { DueFields } from '../domain/processing.ts'
 import { INSTALLMENT_STATES, type Attempt, type Installment, type InstallmentState, type SnapshotLine } from '../domain/installment.ts'
 import { SUBSCRIPTION_COLUMNS, columns, subscriptionOf, type Row, type Values } from './rows.ts'
+import { latestEventOf } from './events-store.ts'
 
 export interface InstallmentChange {
   readonly state: InstallmentState
@@ -129,7 +130,7 @@ export function installmentsStore(db: DatabaseSync) {
         'line_items', json(i.line_items), 'shipping_address', json(i.shipping_address), 'billing_address', json(i.billing_address),
         'payment_method_id', i.payment_method_id, 'payment_source_id', i.payment_source_id, 'currency', i.currency,
         'attempts', json_array(), 'created_at', i.created_at, 'updated_at', i.updated_at)), ?2,
-      (SELECT last_event_id FROM subscriptions WHERE id = i.subscription_id)
+      ${latestEventOf('i.subscription_id')}
     FROM installments i WHERE i.id > ?1 ORDER BY i.id`)
 
   const byId = db.prepare('SELECT * FROM installments WHERE id = ?')

@@ -199,3 +199,22 @@ test('the list is made of the cached bodies: byte for byte the domain rendering,
   other.prepare('UPDATE subscriptions SET interval_length = 3 WHERE id = ?').run(second.id)
   assert.equal((await list()).body.subscriptions[1].interval_length, 3)
 })
+
+test('writing any column of a subscription empties its cached body; recording an event of it does not', async (t) => {
+  const { server, sub, get } = await setup(t)
+  // Every column of the table as it is now, so a column added later is covered without a change here.
+  const all = (server.store.db.prepare('SELECT name FROM pragma_table_info(?)').all('subscriptions') as { name: string }[]).map((r) => r.name)
+  const bookkeeping = ['last_event_id', 'event_count'] // the event chain's (migration 2): not in the body
+  assert.ok(bookkeeping.every((c) => all.includes(c)))
+  for (const column of all.filter((c) => c !== 'id' && !bookkeeping.includes(c))) {
+    await get()
+    assert.equal(cacheSize(server), 1)
+    // The same value: SQLite fires an UPDATE OF trigger for every column assigned.
+    server.store.db.prepare(`UPDATE subscriptions SET ${column} = ${column} WHERE id = ?`).run(sub.id)
+    assert.equal(cacheSize(server), 0, `an UPDATE of ${column} must empty the cached body`)
+  }
+  await get()
+  await server.store.write(() => server.store.events.record('subscription.updated', sub.id, {}))
+  assert.equal(cacheSize(server), 1, 'the chain moved on, the body did not change')
+  assert.equal(server.store.events.ofSubscription(sub.id, 0, 1)[0]?.type, 'subscription.updated')
+})
