@@ -1,12 +1,20 @@
 /**
- * The store's write path without HTTP: PATCH-shaped units of writes (find the line item, update
- * it, touch its subscription, record the event) in batches, on the bench's seeded database with
+ * The store's write path without HTTP: units of writes shaped like the bench's writes, in
+ * batches, on the bench's seeded database with
  * synchronous=FULL and the checkpoint thread, as `serve` runs them. Prints the CPU time per unit
  * (every thread: the fdatasyncs and the checkpoint thread included) and the wall time per unit.
  * Used to measure one change of the write path at a time, far more steadily than the HTTP bench.
  *
  *   node --import tsx bench/write-units.mts                  # 200,000 units, batches of 32
  *   node --import tsx bench/write-units.mts --grow 1000000   # with a million ~900-byte events first
+ *   node --import tsx bench/write-units.mts --shape skip     # patch (default), skip or create
+ *
+ * - patch: find the line item with its owner, update its quantity, touch its subscription,
+ *   record `line_item.updated` (the PATCH handler's unit);
+ * - skip: find the subscription, decide the skip, update it, render its body, record
+ *   `subscription.skipped` with it (the skip route's unit);
+ * - create: validate a subscription with two line items, insert them, render, record
+ *   `subscription.created` (the create handler's unit).
  *
  * Pin it to one core (`taskset -c 0`) to compare with the bench's server.
  */
@@ -16,6 +24,8 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { openStore } from '../src/store/store.ts'
 import { seed } from './lib/seed.mjs'
+import { skip } from '../src/domain/lifecycle.ts'
+import { validateCreate } from '../src/domain/subscription-input.ts'
 
 const { values } = parseArgs({
   options: {
@@ -23,8 +33,11 @@ const { values } = parseArgs({
     batch: { type: 'string', default: '32' },
     grow: { type: 'string', default: '0' },
     dir: { type: 'string' },
+    shape: { type: 'string', default: 'patch' },
   },
 })
+const shape = values.shape
+if (shape !== 'patch' && shape !== 'skip' && shape !== 'create') throw new Error(`unknown --shape ${shape}: patch, skip or create`)
 const units = Number(values.units)
 const batch = Number(values.batch)
 const grow = Number(values.grow)
@@ -46,26 +59,57 @@ try {
     }
   }
   const subs = store.subscriptions
-  const cpu0 = process.cpuUsage()
-  const t0 = performance.now()
+  const events = store.events
+  const today = new Date().toISOString().slice(0, 10)
+  const limits = { maxSuccessiveSkips: undefined, maxTotalSkips: undefined }
+  const lookups = {
+    paymentIsValid: (m: number, s: number, u: number) => store.catalog.paymentIsValid(m, s, u),
+    isSubscribable: (id: number) => store.catalog.isSubscribable(id),
+  }
   let quantity = 1
-  for (let i = 0; i < units;) {
-    const pending: Promise<unknown>[] = []
-    for (let k = 0; k < batch && i < units; k++, i++) {
-      // A stride through the items: random pages, as many customers at once would touch.
+  // A stride through the rows: random pages, as many customers at once would touch.
+  const unit = (i: number): Promise<unknown> => {
+    if (shape === 'patch') {
       const item = subs.findLineItem(lineItems[(i * 7919) % lineItems.length] as number)
       if (!item) throw new Error('a seeded line item is missing')
-      pending.push(store.write(() => {
+      return store.write(() => {
         const updated = subs.updateLineItem(item, item.subscribable_id, (quantity++ % 9) + 1)
         subs.touch(item.subscription_id)
-        store.events.record('line_item.updated', item.subscription_id, updated)
-      }))
+        events.record('line_item.updated', item.subscription_id, updated)
+      })
     }
+    const user = users[(i * 7919) % users.length] as (typeof users)[number]
+    if (shape === 'skip') {
+      const sub = subs.find(user.subscriptions[i % user.subscriptions.length] as number)
+      if (!sub) throw new Error('a seeded subscription is missing')
+      return store.write(() => {
+        const transition = skip(sub, today, limits)
+        subs.update(sub, transition.patch)
+        const json = subs.renderJson(sub.id)?.body as string
+        events.recordJson(transition.event, sub.id, json)
+      })
+    }
+    const userId = ((i * 7919) % users.length) + 1
+    const attrs = { interval_units: 'month', interval_length: 1, line_items_attributes: [
+      { subscribable_id: (i % 50) + 1, quantity: 2 }, { subscribable_id: ((i + 1) % 50) + 1, quantity: 1 }] }
+    return store.write(() => {
+      const input = validateCreate(attrs, { today, userId, lookups }, 'USD')
+      const id = subs.create(userId, input, today)
+      for (const li of input.line_items) subs.addLineItem(id, li.subscribable_id, li.quantity)
+      const json = subs.renderJson(id)?.body as string
+      events.recordJson('subscription.created', id, json)
+    })
+  }
+  const cpu0 = process.cpuUsage()
+  const t0 = performance.now()
+  for (let i = 0; i < units;) {
+    const pending: Promise<unknown>[] = []
+    for (let k = 0; k < batch && i < units; k++, i++) pending.push(unit(i))
     await Promise.all(pending)
   }
   const wall = performance.now() - t0
   const cpu = process.cpuUsage(cpu0)
-  process.stdout.write(`${units} units in batches of ${batch}${grow ? `, after ${grow} events` : ''}: ` +
+  process.stdout.write(`${units} ${shape} units in batches of ${batch}${grow ? `, after ${grow} events` : ''}: ` +
     `${((cpu.user + cpu.system) / units).toFixed(1)} µs CPU and ${((wall * 1000) / units).toFixed(1)} µs wall per unit\n`)
 } finally {
   await store.stopBackground()

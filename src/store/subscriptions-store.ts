@@ -70,10 +70,11 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const lineItemOwner = prepare(`SELECT ${columns(LINE_ITEM_COLUMNS, 'li')}, s.user_id FROM line_items li JOIN subscriptions s ON s.id = li.subscription_id WHERE li.id = ?`)
   const insertLineItem = db.prepare('INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
   const updateLineItem = db.prepare('UPDATE line_items SET subscribable_id = ?, quantity = ?, updated_at = ? WHERE id = ?')
-  // SQLite rewrites the entry of every index whose column an UPDATE assigns, even to the value it
-  // has: a quantity-only change leaves line_items_subscribable (and its random page) alone.
+  // A quantity-only change assigns only the quantity: assigning subscribable_id, even to the value
+  // it has, makes SQLite check its foreign key (and would rewrite any index on it).
   const updateQuantity = db.prepare('UPDATE line_items SET quantity = ?, updated_at = ? WHERE id = ?')
   const deleteLineItem = db.prepare('DELETE FROM line_items WHERE id = ?')
+  // A scan: no index by catalog item (migration 3); only the admin's rare DELETE of one reads it.
   const lineItemsOfSubscribable = prepare(`SELECT ${L} FROM line_items WHERE subscribable_id = ? ORDER BY id`)
   const touch = db.prepare('UPDATE subscriptions SET updated_at = ? WHERE id = ?')
   const lastDue = prepare('SELECT max(due_date) FROM installments WHERE subscription_id = ?')
@@ -133,19 +134,29 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     },
     /** Writes `patch` and answers the subscription as it now stands (no row is read back). */
     update(sub: Subscription, patch: SubscriptionPatch): Subscription {
-      const keys = (Object.keys(patch) as (keyof SubscriptionPatch)[]).filter((k) => patch[k] !== undefined).sort()
-      const signature = keys.join(',')
+      // One statement per set of columns, in the patch's own key order: each transition builds
+      // its patch the same way every time, so a handful of statements serve every request.
+      const now = nowIso()
+      const updated: Record<string, unknown> = { ...sub }
+      const values: (string | number | null)[] = []
+      let signature = ''
+      for (const key in patch) {
+        const k = key as keyof SubscriptionPatch
+        const value = patch[k]
+        if (value === undefined) continue
+        signature += signature === '' ? k : `,${k}`
+        values.push(sqlValue(k, value))
+        updated[k] = value
+      }
       let stmt = updates.get(signature)
       if (!stmt) {
-        const sets = keys.map((k) => `${COLUMN_OF[k]} = ?`)
+        const sets = signature === '' ? [] : signature.split(',').map((k) => `${COLUMN_OF[k as keyof SubscriptionPatch]} = ?`)
         sets.push('updated_at = ?')
         stmt = db.prepare(`UPDATE subscriptions SET ${sets.join(', ')} WHERE id = ?`)
         updates.set(signature, stmt)
       }
-      const now = nowIso()
-      stmt.run(...keys.map((k) => sqlValue(k, patch[k])), now, sub.id)
-      const updated: Record<string, unknown> = { ...sub }
-      for (const k of keys) updated[k] = patch[k]
+      values.push(now, sub.id)
+      stmt.run(...values)
       updated['updated_at'] = now
       return updated as unknown as Subscription
     },
