@@ -1,11 +1,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { getPriority, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { openStore } from '../../src/store/store.ts'
-import { RESTART_FRAMES } from '../../src/store/checkpointer.ts'
+import { CHECKPOINT_NICE, RESTART_FRAMES } from '../../src/store/checkpointer.ts'
 
 /**
  * Background checkpoints (issue 6, checkpointer.ts): under steady writes the WAL is checkpointed
@@ -99,4 +99,26 @@ test('a thread stopped on purpose is no failure: no error, no fallback', async (
   assert.equal((store.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 0)
   store.close()
   assert.deepEqual(errors, [])
+})
+
+test('on Linux the checkpoint thread runs niced, so the event loop wins the core when both want it; the loop keeps its own priority', { skip: !existsSync('/proc/thread-self') && 'threads have no nice value of their own here' }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-ckpt-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const before = getPriority(0)
+  const store = openStore(join(dir, 'c.db'), { synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true })
+  t.after(async () => {
+    await store.stopBackground()
+    store.close()
+  })
+  // The thread sets its priority as it starts, before its first checkpoint.
+  for (let i = 0; i < 500 && store.checkpoints()!.background === 0; i++) {
+    await store.write(() => store.db.exec('CREATE TABLE IF NOT EXISTS nice (n INTEGER)'))
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  assert.ok(store.checkpoints()!.background > 0, 'the thread checkpointed')
+  const workers = readdirSync('/proc/self/task').filter((tid) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === 'WorkerThread')
+  assert.ok(workers.length > 0, 'a worker thread is running')
+  assert.ok(workers.some((tid) => getPriority(Number(tid)) === CHECKPOINT_NICE), `a worker thread at nice ${CHECKPOINT_NICE}`)
+  assert.equal(getPriority(0), before, 'the event loop keeps its priority')
+  assert.equal(getPriority(process.pid), before)
 })
