@@ -36,8 +36,12 @@ parentPort.on('message', (message) => {
 })
 `
 
-/** WAL frames (pages) past which the WAL is restarted: 32 MB at 4 KiB pages, as the former autocheckpoint. */
-export const RESTART_FRAMES = 8000
+/**
+ * WAL frames (pages) past which the WAL is restarted: 64 MB at 4 KiB pages. Each restart costs the
+ * event loop one small checkpoint with two fsyncs (1–12 ms): 16,000 halves how often that
+ * happens against 8,000, for the same throughput (docs/performance.md, step 11).
+ */
+export const RESTART_FRAMES = 16000
 /**
  * A background checkpoint starts at most this often: each one syncs both files, and copies a
  * page once however many times it was written since the last one (200 ms against 50 ms: PATCH

@@ -44,7 +44,8 @@ export function openDatabase(file: string, options: OpenOptions): DatabaseSync {
     -- 8 MB: hot reads come from the body cache (body-cache.ts) and the OS caches the file too;
     -- 16 MB measured no faster and cost 13 MB of peak RSS (docs/performance.md).
     PRAGMA cache_size = -8000;
-    PRAGMA journal_size_limit = 67108864;
+    -- Above what serve's WAL reaches between restarts (checkpointer.ts), so it is not cut and regrown.
+    PRAGMA journal_size_limit = 134217728;
     PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES};
   `)
   migrate(db)
