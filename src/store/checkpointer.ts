@@ -88,7 +88,8 @@ export class Checkpointer {
   private stopped = false
   /** The thread ended without being asked (an error, a crash). */
   private dead = false
-  private lastStart = 0
+  /** When the last run began; none yet, so the first COMMIT is checkpointed at once, however soon after start. */
+  private lastStart = Number.NEGATIVE_INFINITY
   /** Frames in the WAL and frames checkpointed, as the worker last saw them. */
   private walFrames = 0
   /** Frames in the database after the worker's last run (to tell how many its run copied). */
