@@ -58,7 +58,7 @@ export const CHECKPOINT_NICE = 10
  * during its last run): the restart waits for a run that copied at most this many frames, so
  * that part stays small.
  */
-const CONVERGED_FRAMES = 256
+export const CONVERGED_FRAMES = 256
 
 export interface CheckpointCounts {
   /** Checkpoints the worker ran. */

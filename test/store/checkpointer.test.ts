@@ -1,11 +1,11 @@
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { getPriority, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { openStore } from '../../src/store/store.ts'
-import { CHECKPOINT_NICE, RESTART_FRAMES } from '../../src/store/checkpointer.ts'
+import { CHECKPOINT_NICE, CONVERGED_FRAMES, Checkpointer, RESTART_FRAMES } from '../../src/store/checkpointer.ts'
 
 /**
  * Background checkpoints (issue 6, checkpointer.ts): under steady writes the WAL is checkpointed
@@ -121,4 +121,67 @@ test('on Linux the checkpoint thread runs niced, so the event loop wins the core
   assert.ok(workers.some((tid) => getPriority(Number(tid)) === CHECKPOINT_NICE), `a worker thread at nice ${CHECKPOINT_NICE}`)
   assert.equal(getPriority(0), before, 'the event loop keeps its priority')
   assert.equal(getPriority(process.pid), before)
+})
+
+/**
+ * A thread that answers each checkpoint with the next scripted [busy, frames in the WAL, frames in
+ * the database], so the restart rule can be driven exactly.
+ */
+function scriptedThread(results: readonly (readonly [number, number, number])[]): string {
+  return `
+const { parentPort } = require('node:worker_threads')
+const results = ${JSON.stringify(results)}
+let next = 0
+parentPort.on('message', (m) => {
+  if (m === 'close') { parentPort.close(); return }
+  parentPort.postMessage({ result: results[Math.min(next++, results.length - 1)] })
+})`
+}
+
+/** A fresh WAL database of its own, removed after the test. */
+function walDatabase(t: TestContext): { db: DatabaseSync; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-ckpt-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'c.db')
+  const db = new DatabaseSync(file)
+  db.exec('PRAGMA journal_mode = WAL')
+  t.after(() => db.close())
+  return { db, file }
+}
+
+async function until(what: string, done: () => boolean): Promise<void> {
+  for (let i = 0; i < 300 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  assert.ok(done(), what)
+}
+
+test('the WAL restarts only after a thread run with little left to copy; a long run is followed by another at once, not after the pause', async (t) => {
+  const { db, file } = walDatabase(t)
+  const long = RESTART_FRAMES + 5_000
+  const checkpointer = new Checkpointer(db, file, () => {}, scriptedThread([
+    [0, long, long], // caught up, but copied far more than CONVERGED_FRAMES: frames came in meanwhile
+    [0, long + CONVERGED_FRAMES, long + CONVERGED_FRAMES], // caught up after copying few
+  ]))
+  t.after(() => checkpointer.stop())
+  const counts = checkpointer.counts
+
+  checkpointer.afterCommit() // the first COMMIT: a run at once
+  await until('the first run answered', () => counts.background === 1)
+  checkpointer.afterCommit() // within the pause between runs, but the restart is due: at once
+  await until('a second run started without waiting for the pause', () => counts.background === 2)
+  assert.equal(counts.inline, 0, 'no restart after a run that copied many frames')
+  checkpointer.afterCommit()
+  assert.equal(counts.inline, 1, 'the restart after the run that copied few')
+  assert.equal(checkpointer.frames, 0, 'the WAL starts over')
+})
+
+test('below the restart mark, COMMITs within the pause between runs start none', async (t) => {
+  const { db, file } = walDatabase(t)
+  const checkpointer = new Checkpointer(db, file, () => {}, scriptedThread([[0, 100, 100]]))
+  t.after(() => checkpointer.stop())
+  checkpointer.afterCommit()
+  await until('the first run answered', () => checkpointer.counts.background === 1)
+  for (let i = 0; i < 5; i++) checkpointer.afterCommit()
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  assert.equal(checkpointer.counts.background, 1)
+  assert.equal(checkpointer.counts.inline, 0)
 })

@@ -5,10 +5,9 @@ import type { LineItem, Subscription } from '../../domain/types.ts'
 import { notFound } from '../../http/http-error.ts'
 import type { App } from './app.ts'
 
-/**
- * The writes both route tables share. Each runs inside a unit (`call.commit`) and writes the
- * C10 event of the change it makes, holding the representation after the change.
- */
+// The writes both route tables share. Each runs inside a unit (`call.commit`) and writes the
+// C10 event of the change it makes, holding the representation after the change.
+
 /**
  * The subscription's C3 body as JSON text, rendered by SQLite as it stands now (inside a unit:
  * with the unit's own writes). Every answer and event that holds a subscription is this text,
