@@ -18,7 +18,7 @@
  *
  * Pin it to one core (`taskset -c 0`) to compare with the bench's server.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -26,6 +26,17 @@ import { openStore } from '../src/store/store.ts'
 import { seed } from './lib/seed.mjs'
 import { skip } from '../src/domain/lifecycle.ts'
 import { validateCreate } from '../src/domain/subscription-input.ts'
+
+/** Bytes and write calls of every thread so far, from /proc (Linux only). */
+function processIo(): { wchar: number; syscw: number } | undefined {
+  try {
+    const text = readFileSync('/proc/self/io', 'utf8')
+    const field = (name: string): number => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(text)?.[1])
+    return { wchar: field('wchar'), syscw: field('syscw') }
+  } catch {
+    return undefined
+  }
+}
 
 const { values } = parseArgs({
   options: {
@@ -100,6 +111,7 @@ try {
       events.recordJson('subscription.created', id, json)
     })
   }
+  const io0 = processIo()
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
   for (let i = 0; i < units;) {
@@ -109,8 +121,10 @@ try {
   }
   const wall = performance.now() - t0
   const cpu = process.cpuUsage(cpu0)
+  const io = processIo()
   process.stdout.write(`${units} ${shape} units in batches of ${batch}${grow ? `, after ${grow} events` : ''}: ` +
-    `${((cpu.user + cpu.system) / units).toFixed(1)} µs CPU and ${((wall * 1000) / units).toFixed(1)} µs wall per unit\n`)
+    `${((cpu.user + cpu.system) / units).toFixed(1)} µs CPU and ${((wall * 1000) / units).toFixed(1)} µs wall per unit` +
+    (io && io0 ? `; ${((io.wchar - io0.wchar) / units / 1024).toFixed(2)} KiB written and ${((io.syscw - io0.syscw) / units).toFixed(2)} write calls per unit (all threads)` : '') + '\n')
 } finally {
   await store.stopBackground()
   store.close()
