@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite'
 import type { PaymentMethod, PaymentSource, Subscribable } from '../domain/types.ts'
-import { nowIso, plain, type Row } from './rows.ts'
+import { nowIso, plain, prepareValues, type Row } from './rows.ts'
 
 const toMethod = (r: Row): PaymentMethod => ({ ...plain<PaymentMethod>(r), active: r['active'] === 1 })
 const toSubscribable = (r: Row): Subscribable => ({ ...plain<Subscribable>(r), subscribable: r['subscribable'] === 1 })
@@ -19,7 +19,7 @@ export function catalogStore(db: DatabaseSync) {
   const sourcesAfter = db.prepare('SELECT * FROM payment_sources WHERE id > ? ORDER BY id LIMIT ?')
   const sourcesOfUserAfter = db.prepare('SELECT * FROM payment_sources WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?')
   const deleteSource = db.prepare('DELETE FROM payment_sources WHERE id = ?')
-  const paymentCheck = db.prepare(`SELECT 1 FROM payment_sources s JOIN payment_methods m ON m.id = s.payment_method_id
+  const paymentCheck = prepareValues(db, `SELECT 1 FROM payment_sources s JOIN payment_methods m ON m.id = s.payment_method_id
     WHERE s.id = ? AND s.user_id = ? AND m.id = ? AND m.active = 1`)
   const insertSubscribable = db.prepare('INSERT INTO subscribables (sku, name, subscribable, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING *')
   const subscribableById = db.prepare('SELECT * FROM subscribables WHERE id = ?')
@@ -27,7 +27,7 @@ export function catalogStore(db: DatabaseSync) {
   const subscribablesAfter = db.prepare('SELECT * FROM subscribables WHERE id > ? ORDER BY id LIMIT ?')
   const updateSubscribable = db.prepare('UPDATE subscribables SET sku = ?, name = ?, subscribable = ?, updated_at = ? WHERE id = ? RETURNING *')
   const deleteSubscribable = db.prepare('DELETE FROM subscribables WHERE id = ?')
-  const isSubscribable = db.prepare('SELECT 1 FROM subscribables WHERE id = ? AND subscribable = 1')
+  const isSubscribable = prepareValues(db, 'SELECT 1 FROM subscribables WHERE id = ? AND subscribable = 1')
 
   return {
     createPaymentMethod(name: string, active: boolean): PaymentMethod {

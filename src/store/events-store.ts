@@ -1,13 +1,16 @@
 import type { DatabaseSync } from 'node:sqlite'
 import type { EventRecord } from '../domain/types.ts'
-import { nowIso, type Row } from './rows.ts'
+import { columns, nowIso, prepareValues, type Values } from './rows.ts'
 
-const toEvent = (r: Row): EventRecord => ({
-  id: r['id'] as number,
-  type: r['type'] as string,
-  created_at: r['created_at'] as string,
-  subscription_id: r['subscription_id'] as number | null,
-  data: JSON.parse(r['data'] as string) as { object: unknown },
+/** The columns every events read selects (as arrays, rows.ts), in toEvent's order. */
+const EVENT_COLUMNS = ['id', 'type', 'created_at', 'subscription_id', 'data'] as const
+
+const toEvent = (r: Values): EventRecord => ({
+  id: r[0] as number,
+  type: r[1] as string,
+  created_at: r[2] as string,
+  subscription_id: r[3] as number | null,
+  data: JSON.parse(r[4] as string) as { object: unknown },
 })
 
 /**
@@ -20,18 +23,21 @@ export const latestEventOf = (subscriptionId: string): string => `(SELECT last_e
 /** The event log of C10: written in the same transaction as the change it records. */
 export function eventsStore(db: DatabaseSync) {
   const insert = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at, prev_id) VALUES (?1, ?2, ?3, ?4, ${latestEventOf('?2')})`)
+  // The same, wrapping JSON text in {"object": …} in SQLite: a ~1 KB string concatenated in
+  // JavaScript is a rope that V8 must copy flat again before node:sqlite can bind it.
+  const insertObject = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at, prev_id) VALUES (?1, ?2, '{"object":' || ?3 || '}', ?4, ${latestEventOf('?2')})`)
   // A subscription's events are a chain, newest first (migration 2): walk it for offset + limit
   // links and keep the last `limit` of them.
-  const ofSubscription = db.prepare(`WITH RECURSIVE chain(id, n) AS (
+  const ofSubscription = prepareValues(db, `WITH RECURSIVE chain(id, n) AS (
       SELECT last_event_id, 0 FROM subscriptions WHERE id = ?1 AND last_event_id IS NOT NULL
       UNION ALL
       SELECT e.prev_id, chain.n + 1 FROM chain JOIN events e ON e.id = chain.id
         WHERE e.prev_id IS NOT NULL AND chain.n + 1 < ?2 + ?3
     )
-    SELECT e.* FROM chain JOIN events e ON e.id = chain.id WHERE chain.n >= ?2 ORDER BY chain.n`)
-  const countOfSubscription = db.prepare('SELECT event_count AS n FROM subscriptions WHERE id = ?')
-  const feed = db.prepare('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?')
-  const feedOfType = db.prepare('SELECT * FROM events WHERE id > ? AND type = ? ORDER BY id LIMIT ?')
+    SELECT ${columns(EVENT_COLUMNS, 'e')} FROM chain JOIN events e ON e.id = chain.id WHERE chain.n >= ?2 ORDER BY chain.n`)
+  const countOfSubscription = prepareValues(db, 'SELECT event_count FROM subscriptions WHERE id = ?')
+  const feed = prepareValues(db, `SELECT ${columns(EVENT_COLUMNS)} FROM events WHERE id > ? ORDER BY id LIMIT ?`)
+  const feedOfType = prepareValues(db, `SELECT ${columns(EVENT_COLUMNS)} FROM events WHERE id > ? AND type = ? ORDER BY id LIMIT ?`)
 
   return {
     record(type: string, subscriptionId: number | null, object: unknown): number {
@@ -39,16 +45,16 @@ export function eventsStore(db: DatabaseSync) {
     },
     /** `record` for an object that is JSON text already: stored exactly as `record` would store it. */
     recordJson(type: string, subscriptionId: number | null, objectJson: string): number {
-      return Number(insert.run(type, subscriptionId, `{"object":${objectJson}}`, nowIso()).lastInsertRowid)
+      return Number(insertObject.run(type, subscriptionId, objectJson, nowIso()).lastInsertRowid)
     },
     ofSubscription(subscriptionId: number, offset: number, limit: number): EventRecord[] {
-      return (ofSubscription.all(subscriptionId, offset, limit) as Row[]).map(toEvent)
+      return (ofSubscription.all(subscriptionId, offset, limit) as unknown as Values[]).map(toEvent)
     },
     countOfSubscription(subscriptionId: number): number {
-      return (countOfSubscription.get(subscriptionId) as { n: number } | undefined)?.n ?? 0
+      return (countOfSubscription.get(subscriptionId) as unknown as [number] | undefined)?.[0] ?? 0
     },
     feed(after: number, limit: number, type: string | undefined): EventRecord[] {
-      return ((type ? feedOfType.all(after, type, limit) : feed.all(after, limit)) as Row[]).map(toEvent)
+      return ((type ? feedOfType.all(after, type, limit) : feed.all(after, limit)) as unknown as Values[]).map(toEvent)
     },
   }
 }

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite'
+import { prepareValues } from './rows.ts'
 
 export interface StoredResponse {
   readonly fingerprint: string
@@ -15,14 +16,15 @@ const PRUNE_EVERY_MS = 60_000
  * day of writes without a separate job.
  */
 export function idempotencyStore(db: DatabaseSync) {
-  const find = db.prepare('SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = ? AND key = ? AND created_at > ?')
+  const find = prepareValues(db, 'SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = ? AND key = ? AND created_at > ?')
   const save = db.prepare('INSERT OR REPLACE INTO idempotency_keys (scope, key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const prune = db.prepare('DELETE FROM idempotency_keys WHERE created_at <= ?')
   let lastPrune = Number.NEGATIVE_INFINITY
   const pruneOlderThan = (olderThan: string): number => Number(prune.run(olderThan).changes)
   return {
     find(scope: string, key: string, notBefore: string): StoredResponse | undefined {
-      return find.get(scope, key, notBefore) as StoredResponse | undefined
+      const row = find.get(scope, key, notBefore) as unknown as [string, number, string] | undefined
+      return row && { fingerprint: row[0], status: row[1], body: row[2] }
     },
     /** `at` is real time (ISO 8601); runs inside the caller's unit of writes. */
     save(scope: string, key: string, fingerprint: string, status: number, body: string, at: string): void {

@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { LineItem, State, Subscription, SubscriptionPatch } from '../domain/types.ts'
 import type { NewSubscription } from '../domain/subscription-input.ts'
-import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, subscriptionOf, type Values } from './rows.ts'
+import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, prepareValues, subscriptionOf, type Values } from './rows.ts'
 import type { BodyCache, SubscriptionJson } from './body-cache.ts'
 
 export interface AdminSubscriptionFilter {
@@ -31,11 +31,7 @@ function sqlValue(key: keyof SubscriptionPatch, value: unknown): string | number
 export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const S = columns(SUBSCRIPTION_COLUMNS)
   const L = columns(LINE_ITEM_COLUMNS)
-  const prepare = (sql: string): StatementSync => {
-    const stmt = db.prepare(sql)
-    stmt.setReturnArrays(true)
-    return stmt
-  }
+  const prepare = (sql: string): StatementSync => prepareValues(db, sql)
   const insert = prepare(`INSERT INTO subscriptions (user_id, state, paused, interval_length, interval_units, actionable_date,
       anchor_day, end_date, payment_method_id, payment_source_id, currency, shipping_address, billing_address,
       created_on, created_at, updated_at)
