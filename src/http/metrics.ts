@@ -4,14 +4,18 @@ const BUCKETS_MS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000] as c
 
 /** Request counters and a latency histogram, rendered in the Prometheus text format. */
 export class RequestMetrics {
-  private readonly counts = new Map<string, number>()
+  // method → route template → status → count: no label string is built and hashed per request.
+  private readonly counts = new Map<string, Map<string, Map<number, number>>>()
   private readonly buckets = new Array<number>(BUCKETS_MS.length).fill(0)
   private count = 0
   private sumMs = 0
 
   observe(e: AccessLogEntry): void {
-    const key = `method="${e.method}",route="${e.route}",status="${e.status}"`
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1)
+    let routes = this.counts.get(e.method)
+    if (!routes) this.counts.set(e.method, (routes = new Map()))
+    let statuses = routes.get(e.route)
+    if (!statuses) routes.set(e.route, (statuses = new Map()))
+    statuses.set(e.status, (statuses.get(e.status) ?? 0) + 1)
     this.count++
     this.sumMs += e.ms
     for (let i = 0; i < BUCKETS_MS.length; i++) if (e.ms <= (BUCKETS_MS[i] as number)) this.buckets[i]!++
@@ -22,7 +26,11 @@ export class RequestMetrics {
       '# HELP replenish_http_requests_total HTTP requests answered, by method, route template and status.',
       '# TYPE replenish_http_requests_total counter',
     ]
-    for (const [labels, n] of this.counts) lines.push(`replenish_http_requests_total{${labels}} ${n}`)
+    for (const [method, routes] of this.counts) {
+      for (const [route, statuses] of routes) {
+        for (const [status, n] of statuses) lines.push(`replenish_http_requests_total{method="${method}",route="${route}",status="${status}"} ${n}`)
+      }
+    }
     lines.push(
       '# HELP replenish_http_request_duration_seconds Time from request to answer.',
       '# TYPE replenish_http_request_duration_seconds histogram',
