@@ -104,3 +104,22 @@ test('migration 2 links the events a version-1 database already holds, and drops
   assert.deepEqual(events.ofSubscription(1, 0, 10).map((e) => e.id), [9, 6, 3, 1])
   assert.equal(events.countOfSubscription(1), 4)
 })
+
+test('an event recorded from JSON text is stored and read back exactly as one recorded from the object', async () => {
+  const store = openStore(':memory:', { synchronous: 'FULL', createDirectory: false })
+  seedSubscriptions(store.db, 1)
+  const object = { id: 1, note: 'quotes " and \\ and ünïcödé', items: [{ quantity: 2 }], none: null }
+  await store.write(() => {
+    store.events.record('subscription.updated', 1, object)
+    store.events.recordJson('subscription.updated', 1, JSON.stringify(object))
+  })
+  const stored = store.db.prepare('SELECT data FROM events ORDER BY id').all().map((r) => r['data'])
+  assert.equal(stored.length, 2)
+  assert.equal(stored[1], stored[0])
+  assert.equal(stored[0], JSON.stringify({ object }))
+  const [newest, oldest] = store.events.ofSubscription(1, 0, 2)
+  assert.deepEqual(newest?.data, { object })
+  assert.deepEqual(oldest?.data, { object })
+  assert.deepEqual(store.events.feed(0, 10, 'subscription.updated').map((e) => e.data), [{ object }, { object }])
+  store.close()
+})
