@@ -22,10 +22,11 @@ export const latestEventOf = (subscriptionId: string): string => `(SELECT last_e
 
 /** The event log of C10: written in the same transaction as the change it records. */
 export function eventsStore(db: DatabaseSync) {
-  const insert = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at, prev_id) VALUES (?1, ?2, ?3, ?4, ${latestEventOf('?2')})`)
-  // The same, wrapping JSON text in {"object": …} in SQLite: a ~1 KB string concatenated in
-  // JavaScript is a rope that V8 must copy flat again before node:sqlite can bind it.
-  const insertObject = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at, prev_id) VALUES (?1, ?2, '{"object":' || ?3 || '}', ?4, ${latestEventOf('?2')})`)
+  // The object arrives as JSON text and SQLite wraps it in {"object": …}: a ~1 KB body
+  // concatenated in JavaScript would be a rope that V8 must copy flat again to bind it.
+  const insert = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at, prev_id) VALUES (?1, ?2, '{"object":' || ?3 || '}', ?4, ${latestEventOf('?2')})`)
+  const recordJson = (type: string, subscriptionId: number | null, objectJson: string): number =>
+    Number(insert.run(type, subscriptionId, objectJson, nowIso()).lastInsertRowid)
   // A subscription's events are a chain, newest first (migration 2): walk it for offset + limit
   // links and keep the last `limit` of them.
   const ofSubscription = prepareValues(db, `WITH RECURSIVE chain(id, n) AS (
@@ -40,13 +41,12 @@ export function eventsStore(db: DatabaseSync) {
   const feedOfType = prepareValues(db, `SELECT ${columns(EVENT_COLUMNS)} FROM events WHERE id > ? AND type = ? ORDER BY id LIMIT ?`)
 
   return {
-    record(type: string, subscriptionId: number | null, object: unknown): number {
-      return Number(insert.run(type, subscriptionId, JSON.stringify({ object }), nowIso()).lastInsertRowid)
+    /** Records `{"object": object}`; both kinds of record go through the one INSERT. */
+    record(type: string, subscriptionId: number | null, object: object): number {
+      return recordJson(type, subscriptionId, JSON.stringify(object))
     },
     /** `record` for an object that is JSON text already: stored exactly as `record` would store it. */
-    recordJson(type: string, subscriptionId: number | null, objectJson: string): number {
-      return Number(insertObject.run(type, subscriptionId, objectJson, nowIso()).lastInsertRowid)
-    },
+    recordJson,
     ofSubscription(subscriptionId: number, offset: number, limit: number): EventRecord[] {
       return (ofSubscription.all(subscriptionId, offset, limit) as unknown as Values[]).map(toEvent)
     },
