@@ -50,7 +50,7 @@ export interface TestResponse {
  * A real server on 127.0.0.1, port 0, on a fresh temporary database, closed after the test.
  * `env` sets REPLENISH_* values as the environment would (REPLENISH_TODAY, limits, …).
  */
-export async function startTestServer(t: TestContext | undefined, env: Record<string, string> = {}, storeOptions: Pick<StoreOptions, 'beforeCommit' | 'syncWal'> = {}): Promise<TestServer> {
+export async function startTestServer(t: TestContext | undefined, env: Record<string, string> = {}, storeOptions: Pick<StoreOptions, 'beforeCommit' | 'syncWal' | 'backgroundCheckpoints'> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'replenish-test-'))
   const config = loadConfig({}, {
     REPLENISH_DB: join(dir, 'test.db'),
@@ -88,6 +88,7 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     if (closed) return
     closed = true
     await server.close(1000)
+    await store.stopBackground()
     store.close()
     rmSync(dir, { recursive: true, force: true })
   }

@@ -158,3 +158,25 @@ test('REPLENISH_LOG=off keeps stdout to the listening line', async (t) => {
   assert.equal(await server.stop(), 0)
   assert.deepEqual(server.stdout.filter((l) => l.length > 0), [`replenish listening on ${server.url}`])
 })
+
+test('/metrics reports serve\'s WAL checkpoints (background runs, inline restarts, the WAL\'s length); a store without the checkpoint thread reports none', async (t) => {
+  const withThread = await startTestServer(t, {}, { backgroundCheckpoints: true })
+  const user = await seedUser(withThread.store)
+  const item = await seedSubscribable(withThread.store)
+  const create = { key: user.key, json: { subscription: { interval_length: 1, line_items_attributes: [{ subscribable_id: item, quantity: 1 }] } } }
+  assert.equal((await withThread.request('POST', '/api/v1/subscriptions', create)).status, 200)
+  let m = parseMetrics((await withThread.request('GET', '/metrics', { key: ADMIN_TOKEN })).text)
+  for (let i = 0; i < 200 && (m.get('replenish_wal_checkpoints_total{where="background"}') ?? 0) === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    m = parseMetrics((await withThread.request('GET', '/metrics', { key: ADMIN_TOKEN })).text)
+  }
+  const c = withThread.store.checkpoints()!
+  assert.ok(c.background > 0, 'the thread checkpointed the write')
+  assert.equal(m.get('replenish_wal_checkpoints_total{where="background"}'), c.background)
+  assert.equal(m.get('replenish_wal_checkpoints_total{where="inline"}'), c.inline)
+  assert.ok((m.get('replenish_wal_frames') as number) > 0, 'the WAL holds the write\'s frames')
+
+  const without = await startTestServer(t)
+  const plain = parseMetrics((await without.request('GET', '/metrics', { key: ADMIN_TOKEN })).text)
+  assert.ok(![...plain.keys()].some((k) => k.startsWith('replenish_wal_')), 'no checkpoint series without the thread')
+})
