@@ -81,6 +81,10 @@ export function openStore(file: string, options: StoreOptions) {
     readCacheSize(): number {
       return bodies.size
     },
+    /** Subscriptions whose line items are kept rendered for the next write (tests). */
+    keptLineItemsSize(): number {
+      return bodies.lineItemsSize
+    },
     /** The failed WAL sync that stopped every write until a restart (wal-sync.ts), if any. */
     writeFailure(): Error | undefined {
       return writer.failure

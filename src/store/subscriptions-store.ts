@@ -27,6 +27,24 @@ function sqlValue(key: keyof SubscriptionPatch, value: unknown): string | number
   return value as string | number
 }
 
+/** A line item as C3 renders it (alias `li`). */
+const LINE_ITEM_JSON = `json_object('id', li.id, 'subscription_id', li.subscription_id,
+  'subscribable_id', li.subscribable_id, 'quantity', li.quantity, 'created_at', li.created_at, 'updated_at', li.updated_at)`
+/** A subscription's line items in C3's order (by id). */
+const LINE_ITEMS_OF = (subscriptionId: string): string => `SELECT * FROM line_items WHERE subscription_id = ${subscriptionId} ORDER BY id`
+/** The C3 body of subscription `s`, with `lineItems` (a JSON value) as its line items. */
+const bodyOf = (lineItems: string): string => `json_object(
+  'id', s.id, 'user_id', s.user_id, 'state', s.state,
+  'paused', json(CASE s.paused WHEN 1 THEN 'true' ELSE 'false' END),
+  'interval_length', s.interval_length, 'interval_units', s.interval_units,
+  'actionable_date', s.actionable_date, 'end_date', s.end_date,
+  'skip_count', s.skip_count, 'successive_skip_count', s.successive_skip_count,
+  'payment_method_id', s.payment_method_id, 'payment_source_id', s.payment_source_id,
+  'currency', s.currency, 'processing_state', s.processing_state,
+  'shipping_address', json(s.shipping_address), 'billing_address', json(s.billing_address),
+  'line_items', ${lineItems},
+  'created_at', s.created_at, 'updated_at', s.updated_at)`
+
 /** Subscriptions and their line items. Reads come back as arrays (rows.ts); writes return no rows. */
 export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const S = columns(SUBSCRIPTION_COLUMNS)
@@ -39,20 +57,13 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const byId = prepare(`SELECT ${S} FROM subscriptions WHERE id = ?`)
   // The hot read (GET a subscription): SQLite builds C3's whole body, line items included, in
   // one statement, so the request neither maps rows to objects nor stringifies them again.
-  const jsonById = prepare(`SELECT s.user_id AS user_id, json_object(
-      'id', s.id, 'user_id', s.user_id, 'state', s.state,
-      'paused', json(CASE s.paused WHEN 1 THEN 'true' ELSE 'false' END),
-      'interval_length', s.interval_length, 'interval_units', s.interval_units,
-      'actionable_date', s.actionable_date, 'end_date', s.end_date,
-      'skip_count', s.skip_count, 'successive_skip_count', s.successive_skip_count,
-      'payment_method_id', s.payment_method_id, 'payment_source_id', s.payment_source_id,
-      'currency', s.currency, 'processing_state', s.processing_state,
-      'shipping_address', json(s.shipping_address), 'billing_address', json(s.billing_address),
-      'line_items', (SELECT json_group_array(json_object('id', li.id, 'subscription_id', li.subscription_id,
-          'subscribable_id', li.subscribable_id, 'quantity', li.quantity, 'created_at', li.created_at, 'updated_at', li.updated_at))
-        FROM (SELECT * FROM line_items WHERE subscription_id = s.id ORDER BY id) li),
-      'created_at', s.created_at, 'updated_at', s.updated_at) AS body
+  const jsonById = prepare(`SELECT s.user_id AS user_id, ${bodyOf(`(SELECT json_group_array(${LINE_ITEM_JSON}) FROM (${LINE_ITEMS_OF('s.id')}) li)`)} AS body
     FROM subscriptions s WHERE s.id = ?`)
+  // The same body around line items kept as JSONB (body-cache.ts): SQLite embeds a JSONB value
+  // as the JSON it encodes, byte for byte what the subquery above makes (a BLOB that is not
+  // JSONB is an error, never text in the body).
+  const jsonWithLineItems = prepare(`SELECT s.user_id AS user_id, ${bodyOf('?2')} AS body FROM subscriptions s WHERE s.id = ?1`)
+  const lineItemsJsonb = prepare(`SELECT jsonb(json_group_array(${LINE_ITEM_JSON})) FROM (${LINE_ITEMS_OF('?')}) li`)
   const idsOfUser = prepare('SELECT id FROM subscriptions WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?')
   const idsOfUserInState = prepare('SELECT id FROM subscriptions WHERE user_id = ? AND state = ? ORDER BY id LIMIT ? OFFSET ?')
   const countOfUser = prepare('SELECT count(*) FROM subscriptions WHERE user_id = ?')
@@ -78,8 +89,20 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const count = (stmt: StatementSync, ...args: (string | number)[]): number => (stmt.get(...args) as unknown as [number])[0]
   const subscriptions = (rows: unknown): Subscription[] => (rows as Values[]).map(subscriptionOf)
   const lineItems = (rows: unknown): LineItem[] => (rows as Values[]).map(lineItemOf)
-  const render = (id: number): SubscriptionJson | undefined => {
-    const row = jsonById.get(id) as unknown as [number, string] | undefined
+  /**
+   * The C3 body as it stands now, around the kept line items when there are some. With `keep`,
+   * a subscription whose line items are not kept has them read and kept for the next write.
+   */
+  const render = (id: number, keep: boolean): SubscriptionJson | undefined => {
+    let items = bodies.lineItems(id)
+    if (items === undefined && keep) {
+      items = (lineItemsJsonb.get(id) as unknown as [Uint8Array])[0]
+      const row = jsonWithLineItems.get(id, items) as unknown as [number, string] | undefined
+      if (!row) return undefined
+      bodies.keepLineItems(id, items)
+      return { user_id: row[0], body: row[1] }
+    }
+    const row = (items === undefined ? jsonById.get(id) : jsonWithLineItems.get(id, items)) as unknown as [number, string] | undefined
     return row ? { user_id: row[0], body: row[1] } : undefined
   }
 
@@ -99,7 +122,7 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     findJson(id: number): SubscriptionJson | undefined {
       const cached = bodies.get(id)
       if (cached) return cached
-      const found = render(id)
+      const found = render(id, false)
       if (found) bodies.set(id, found)
       return found
     },
@@ -112,7 +135,7 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       return bodies.getMany(ids).map((cached, i) => {
         if (cached) return cached.body
         const id = ids[i] as number
-        const found = render(id)
+        const found = render(id, false)
         if (!found) throw new Error(`subscription ${id} vanished between two statements of one request`)
         return found.body
       })
@@ -120,9 +143,12 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     /**
      * The same, rendered now and never cached: a write answers with what its own unit wrote,
      * which a trigger has just dropped from the cache anyway and which no one may have read yet.
+     * `keepLineItems` is for writes that come back to the same subscription (its lifecycle, its
+     * updates): its line items are kept for the next one. A creation or the processor's sweep
+     * keeps none, or it would fill the memory with subscriptions no one writes again soon.
      */
-    renderJson(id: number): SubscriptionJson | undefined {
-      return render(id)
+    renderJson(id: number, keepLineItems = false): SubscriptionJson | undefined {
+      return render(id, keepLineItems)
     },
     find(id: number): Subscription | undefined {
       const row = byId.get(id) as unknown as Values | undefined

@@ -169,6 +169,26 @@ export async function createSubscription(server: TestServer, key: string, attrs:
   return res.body
 }
 
+/**
+ * Two subscriptions of one customer that between them hold every kind of value C3 renders: a
+ * rich one (dates, payment, both addresses with escapes and non-ASCII text, two line items out
+ * of catalog order) and a bare one (nulls, no line items).
+ */
+export async function createRichAndBare(server: TestServer): Promise<{ user: SeededUser; rich: any; bare: any }> {
+  const user = await seedUser(server.store)
+  const a = await seedSubscribable(server.store)
+  const b = await seedSubscribable(server.store)
+  const pay = await seedPayment(server.store, user.id)
+  const address = { firstname: 'Ada', lastname: null, company: null, address1: '1 Main St', address2: null, city: 'Paris', zipcode: '75001', state_name: null, country_iso: 'fr', phone: '+33 1' }
+  const rich = await createSubscription(server, user.key, {
+    interval_units: 'week', end_date: '2027-01-01', payment_method_id: pay.methodId, payment_source_id: pay.sourceId,
+    shipping_address_attributes: address, billing_address_attributes: { ...address, firstname: 'Élodie "É" \\ ✓' },
+    line_items_attributes: [{ subscribable_id: b, quantity: 3 }, { subscribable_id: a, quantity: 1 }],
+  })
+  const bare = await createSubscription(server, user.key, {})
+  return { user, rich, bare }
+}
+
 /** The count of rows in a table (for "a 422 creates nothing"). */
 export function countRows(store: Store, table: string): number {
   return (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n

@@ -11,10 +11,12 @@ import type { App } from './app.ts'
 /**
  * The subscription's C3 body as JSON text, rendered by SQLite as it stands now (inside a unit:
  * with the unit's own writes). Every answer and event that holds a subscription is this text,
- * so the body is built once and never stringified (issue 6).
+ * so the body is built once and never stringified (issue 6). `keepLineItems`: the write changed
+ * an existing subscription, which its customer is likely to change again (a lifecycle step, an
+ * update): its line items are kept rendered for the next write (body-cache.ts).
  */
-export function presentJson(app: App, subscriptionId: number): string {
-  const found = app.store.subscriptions.renderJson(subscriptionId)
+export function presentJson(app: App, subscriptionId: number, options: { keepLineItems?: boolean } = {}): string {
+  const found = app.store.subscriptions.renderJson(subscriptionId, options.keepLineItems === true)
   if (!found) throw new Error(`subscription ${subscriptionId} vanished inside its own unit of writes`)
   return found.body
 }
@@ -38,15 +40,16 @@ export function applyTransition(app: App, sub: Subscription, transition: Transit
   if (!transition) return presentJson(app, sub.id)
   const updated = app.store.subscriptions.update(sub, transition.patch)
   if (updated.state === 'canceled') transitionHooks.onCanceled?.(app, updated)
-  const json = presentJson(app, sub.id)
+  const json = presentJson(app, sub.id, { keepLineItems: true })
   app.store.events.recordJson(transition.event, sub.id, json)
   return json
 }
 
-export function recordLineItemEvent(app: App, type: string, item: LineItem): Record<string, unknown> {
-  const body = renderLineItem(item)
-  app.store.events.record(type, item.subscription_id, body)
-  return body
+/** Records a line item's event and answers the item as JSON text: the event and the answer are one stringify. */
+export function recordLineItemEvent(app: App, type: string, item: LineItem): string {
+  const json = JSON.stringify(renderLineItem(item))
+  app.store.events.recordJson(type, item.subscription_id, json)
+  return json
 }
 
 /** Nested `line_items_attributes` of an update (C7): ids must belong to this subscription (else 404). */

@@ -6,7 +6,7 @@ import { renderLineItem } from '../../domain/representation.ts'
 import type { LineItem } from '../../domain/types.ts'
 import type { App } from '../shared/app.ts'
 import { authenticate } from '../shared/auth.ts'
-import { ok, type ApiHandler } from '../shared/endpoint.ts'
+import { ok, okJson, type ApiHandler } from '../shared/endpoint.ts'
 import { parseId, rootObject } from '../shared/params.ts'
 import { lookups, recordLineItemEvent } from '../shared/subscription-actions.ts'
 import { notAuthorized } from './errors.ts'
@@ -36,7 +36,7 @@ export const addLineItem = (app: App): ApiHandler => (ctx, call) => {
     const fields = readFields(app, attrs, true)
     const item = app.store.subscriptions.addLineItem(sub.id, fields.subscribable_id as number, fields.quantity as number)
     app.store.subscriptions.touch(sub.id)
-    return ok(recordLineItemEvent(app, 'line_item.created', item))
+    return okJson(recordLineItemEvent(app, 'line_item.created', item))
   })
 }
 
@@ -52,7 +52,7 @@ export const updateLineItem = (app: App): ApiHandler => (ctx, call) => {
     if (quantity === item.quantity && subscribable === item.subscribable_id) return ok(renderLineItem(item))
     const updated = app.store.subscriptions.updateLineItem(item, subscribable, quantity)
     app.store.subscriptions.touch(item.subscription_id)
-    return ok(recordLineItemEvent(app, 'line_item.updated', updated))
+    return okJson(recordLineItemEvent(app, 'line_item.updated', updated))
   })
 }
 
@@ -61,6 +61,6 @@ export const deleteLineItem = (app: App): ApiHandler => (ctx, call) => {
   return call.commit(() => {
     app.store.subscriptions.deleteLineItem(item.id)
     app.store.subscriptions.touch(item.subscription_id)
-    return ok(recordLineItemEvent(app, 'line_item.deleted', item))
+    return okJson(recordLineItemEvent(app, 'line_item.deleted', item))
   })
 }

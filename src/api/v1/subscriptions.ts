@@ -65,7 +65,7 @@ export const updateSubscription = (app: App): ApiHandler => (ctx, call) => {
     // A change to its line items is a change to the subscription: its updated_at moves too.
     if (itemsChanged && !changed) app.store.subscriptions.touch(sub.id)
     if (changed) app.store.subscriptions.update(sub, update.patch)
-    const json = presentJson(app, sub.id)
+    const json = presentJson(app, sub.id, { keepLineItems: true })
     const events = app.store.events
     if (update.changes.has('frequency')) events.recordJson('subscription.frequency_changed', sub.id, json)
     if (update.changes.has('payment')) events.recordJson('subscription.payment_method_changed', sub.id, json)
