@@ -14,6 +14,20 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length']
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge())
   if (declared === '0') return Promise.resolve(EMPTY)
+  // node:http hands the 'request' handler the headers, then parses the rest of the same read and
+  // buffers the body it finds there before the handler's microtasks run: by then a body that
+  // came with its headers (nearly every API request) is wholly buffered, and it is taken at once
+  // instead of through a round of stream events (issue 6: about 2 µs of a PATCH). A body still on
+  // its way, or chunked, is streamed.
+  const length = declared === undefined ? -1 : Number(declared)
+  return Promise.resolve(req).then((r) => (length > 0 && r.readableLength === length ? takeBuffered(r) : streamBody(r, limit)))
+}
+
+function takeBuffered(req: IncomingMessage): Buffer {
+  return (req.read() as Buffer | null) ?? EMPTY
+}
+
+function streamBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0

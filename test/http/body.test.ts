@@ -1,0 +1,78 @@
+import { test, type TestContext } from 'node:test'
+import assert from 'node:assert/strict'
+import http from 'node:http'
+import net, { type AddressInfo } from 'node:net'
+import { readBody } from '../../src/http/body.ts'
+
+/**
+ * readBody takes a body that arrived with its headers straight from node:http's buffer, and
+ * streams one that is still arriving. Each test writes raw bytes on a socket, so it decides
+ * what arrives together, and the server answers what readBody gave it.
+ */
+async function bodyServer(t: TestContext, limit: number): Promise<number> {
+  const server = http.createServer((req, res) => {
+    readBody(req, limit).then(
+      (body) => res.end(JSON.stringify({ length: body.length, text: body.toString('utf8') })),
+      (err: { status?: number }) => res.writeHead(err.status ?? 500).end(),
+    )
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  return (server.address() as AddressInfo).port
+}
+
+/** Sends `parts` on one connection, `pauseMs` apart, and answers the status line and body. */
+function send(port: number, parts: string[], pauseMs = 0): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1')
+    let data = ''
+    socket.on('data', (chunk) => { data += chunk.toString('utf8') })
+    socket.on('error', reject)
+    socket.on('close', () => {
+      const status = Number(data.slice(9, 12))
+      resolve({ status, body: data.slice(data.indexOf('\r\n\r\n') + 4) })
+    })
+    socket.on('connect', async () => {
+      for (const [i, part] of parts.entries()) {
+        if (i > 0 && pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs))
+        socket.write(part)
+      }
+    })
+  })
+}
+
+const head = (extra: string): string => `POST /x HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-type: application/json\r\n${extra}\r\n`
+
+test('a body that came with its headers is read whole, from the buffer', async (t) => {
+  const port = await bodyServer(t, 1000)
+  const body = '{"subscription_line_item":{"quantity":3}}'
+  const res = await send(port, [head(`content-length: ${body.length}\r\n`) + body])
+  assert.equal(res.status, 200)
+  assert.deepEqual(JSON.parse(res.body), { length: body.length, text: body })
+})
+
+test('a chunked body is joined, and refused past the limit', async (t) => {
+  const port = await bodyServer(t, 10)
+  const ok = await send(port, [`${head('transfer-encoding: chunked\r\n')}4\r\n{"a"\r\n4\r\n:12}\r\n0\r\n\r\n`])
+  assert.equal(ok.status, 200)
+  assert.equal(JSON.parse(ok.body).text, '{"a":12}')
+  const over = await send(port, [`${head('transfer-encoding: chunked\r\n')}6\r\n{"a":1\r\n6\r\n23456}\r\n0\r\n\r\n`])
+  assert.equal(over.status, 413)
+})
+
+test('a body still arriving after the headers is streamed until its end', async (t) => {
+  const port = await bodyServer(t, 1000)
+  const res = await send(port, [head('content-length: 13\r\n'), '{"a":', '"later"}'], 30)
+  assert.equal(res.status, 200)
+  assert.deepEqual(JSON.parse(res.body), { length: 13, text: '{"a":"later"}' })
+  const over = await send(port, [head('transfer-encoding: chunked\r\n'), '400\r\n' + 'x'.repeat(1024) + '\r\n', '0\r\n\r\n'], 30)
+  assert.equal(over.status, 413)
+})
+
+test('a declared length over the limit is refused before any byte is read; a zero length is no body', async (t) => {
+  const port = await bodyServer(t, 10)
+  assert.equal((await send(port, [head('content-length: 11\r\n')])).status, 413)
+  const empty = await send(port, [head('content-length: 0\r\n')])
+  assert.equal(empty.status, 200)
+  assert.equal(JSON.parse(empty.body).length, 0)
+})
