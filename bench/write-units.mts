@@ -11,8 +11,8 @@
  *
  * - patch: find the line item with its owner, update its quantity, touch its subscription,
  *   record `line_item.updated` (the PATCH handler's unit);
- * - skip: find the subscription, decide the skip, update it, render its body, record
- *   `subscription.skipped` with it (the skip route's unit);
+ * - skip: find the subscription, decide the skip, update it, render its body (around its kept
+ *   line items, as the route does), record `subscription.skipped` with it (the skip route's unit);
  * - create: validate a subscription with two line items, insert them, render, record
  *   `subscription.created` (the create handler's unit).
  *
@@ -86,7 +86,7 @@ try {
       return store.write(() => {
         const updated = subs.updateLineItem(item, item.subscribable_id, (quantity++ % 9) + 1)
         subs.touch(item.subscription_id)
-        events.record('line_item.updated', item.subscription_id, updated)
+        events.recordJson('line_item.updated', item.subscription_id, JSON.stringify(updated))
       })
     }
     const user = users[(i * 7919) % users.length] as (typeof users)[number]
@@ -96,7 +96,7 @@ try {
       return store.write(() => {
         const transition = skip(sub, today, limits)
         subs.update(sub, transition.patch)
-        const json = subs.renderJson(sub.id)?.body as string
+        const json = subs.renderJson(sub.id, true)?.body as string
         events.recordJson(transition.event, sub.id, json)
       })
     }
