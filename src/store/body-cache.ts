@@ -28,25 +28,23 @@ export interface SubscriptionJson {
  * half of it again for the line items.
  */
 export class BodyCache {
-  private readonly entries = new Map<number, SubscriptionJson>()
-  private readonly items = new Map<number, Uint8Array>()
+  private readonly entries: Budgeted<SubscriptionJson>
+  private readonly items: Budgeted<Uint8Array>
   private readonly dataVersion: StatementSync
   private version = -1
-  private bytes = 0
-  private itemBytes = 0
-  private readonly maxBytes: number
 
   constructor(db: DatabaseSync, maxBytes: number) {
-    this.maxBytes = maxBytes
+    this.entries = new Budgeted(maxBytes, (entry) => entry.body.length)
+    this.items = new Budgeted(maxBytes / 2, (jsonb) => jsonb.byteLength)
     this.dataVersion = db.prepare('PRAGMA data_version')
     this.dataVersion.setReturnArrays(true)
     db.function('replenish_body_changed', { deterministic: false }, (id) => {
-      this.drop(Number(id))
+      this.entries.delete(Number(id))
       return null
     })
     db.function('replenish_items_changed', { deterministic: false }, (id) => {
-      this.drop(Number(id))
-      this.dropItems(Number(id))
+      this.entries.delete(Number(id))
+      this.items.delete(Number(id))
       return null
     })
     // Created before any statement is prepared on the connection: a schema change would make
@@ -84,36 +82,17 @@ export class BodyCache {
   }
 
   set(id: number, value: SubscriptionJson): void {
-    if (this.maxBytes <= 0 || value.body.length > this.maxBytes) return
-    this.drop(id)
     this.entries.set(id, value)
-    this.bytes += value.body.length
-    for (const [oldest, entry] of this.entries) {
-      if (this.bytes <= this.maxBytes) break
-      this.entries.delete(oldest)
-      this.bytes -= entry.body.length
-    }
   }
 
   /** Keeps a subscription's line items (read by the caller after `lineItems` found none). */
   keepLineItems(id: number, jsonb: Uint8Array): void {
-    const budget = this.maxBytes / 2
-    if (jsonb.byteLength > budget) return
-    this.dropItems(id)
     this.items.set(id, jsonb)
-    this.itemBytes += jsonb.byteLength
-    for (const [oldest, entry] of this.items) {
-      if (this.itemBytes <= budget) break
-      this.items.delete(oldest)
-      this.itemBytes -= entry.byteLength
-    }
   }
 
   invalidateAll(): void {
     this.entries.clear()
-    this.bytes = 0
     this.items.clear()
-    this.itemBytes = 0
   }
 
   /** For tests and metrics. */
@@ -135,17 +114,51 @@ export class BodyCache {
     return false
   }
 
-  private dropItems(id: number): void {
-    const entry = this.items.get(id)
-    if (entry === undefined) return
-    this.items.delete(id)
-    this.itemBytes -= entry.byteLength
+}
+
+/** A map of at most `budget` bytes of values (as `sizeOf` counts them), oldest out first. */
+class Budgeted<V> {
+  private readonly map = new Map<number, V>()
+  private bytes = 0
+  private readonly budget: number
+  private readonly sizeOf: (value: V) => number
+
+  constructor(budget: number, sizeOf: (value: V) => number) {
+    this.budget = budget
+    this.sizeOf = sizeOf
   }
 
-  private drop(id: number): void {
-    const entry = this.entries.get(id)
+  get(id: number): V | undefined {
+    return this.map.get(id)
+  }
+
+  get size(): number {
+    return this.map.size
+  }
+
+  /** A value larger than the whole budget is not kept (nor is anything with a budget of 0). */
+  set(id: number, value: V): void {
+    const size = this.sizeOf(value)
+    if (this.budget <= 0 || size > this.budget) return
+    this.delete(id)
+    this.map.set(id, value)
+    this.bytes += size
+    for (const [oldest, entry] of this.map) {
+      if (this.bytes <= this.budget) break
+      this.map.delete(oldest)
+      this.bytes -= this.sizeOf(entry)
+    }
+  }
+
+  delete(id: number): void {
+    const entry = this.map.get(id)
     if (entry === undefined) return
-    this.entries.delete(id)
-    this.bytes -= entry.body.length
+    this.map.delete(id)
+    this.bytes -= this.sizeOf(entry)
+  }
+
+  clear(): void {
+    this.map.clear()
+    this.bytes = 0
   }
 }

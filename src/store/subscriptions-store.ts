@@ -95,15 +95,13 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
    */
   const render = (id: number, keep: boolean): SubscriptionJson | undefined => {
     let items = bodies.lineItems(id)
-    if (items === undefined && keep) {
-      items = (lineItemsJsonb.get(id) as unknown as [Uint8Array])[0]
-      const row = jsonWithLineItems.get(id, items) as unknown as [number, string] | undefined
-      if (!row) return undefined
-      bodies.keepLineItems(id, items)
-      return { user_id: row[0], body: row[1] }
-    }
+    const read = items === undefined && keep
+    if (read) items = (lineItemsJsonb.get(id) as unknown as [Uint8Array])[0]
     const row = (items === undefined ? jsonById.get(id) : jsonWithLineItems.get(id, items)) as unknown as [number, string] | undefined
-    return row ? { user_id: row[0], body: row[1] } : undefined
+    if (!row) return undefined
+    // Kept only for a subscription that exists (the aggregate answers [] for any id).
+    if (read) bodies.keepLineItems(id, items as Uint8Array)
+    return { user_id: row[0], body: row[1] }
   }
 
   return {
