@@ -36,7 +36,7 @@ export function dueWalk(store: Store, today: string, total: number, batch: numbe
       next() {
         const rows = store.installments.dueByDate(today, cursor.date, cursor.id, batch)
         const last = rows[rows.length - 1]
-        if (last) cursor = { date: last.actionable_date ?? '', id: last.id }
+        if (last) cursor = { date: last.due_floor ?? '', id: last.id }
         if (rows.length < batch) this.done = true
         return rows
       },

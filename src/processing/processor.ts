@@ -68,6 +68,15 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
   try {
     const runId = await store.write(() => store.leases.startRun(holder, today, new Date().toISOString()))
 
+    // Floors that skips left behind and that have come due are lifted first, in batches, so the
+    // walk below and every later /readyz step over none of them.
+    for (let n = batch; n === batch && !stopped(); ) {
+      n = await store.write(() => {
+        renewLease(store, holder)
+        return store.installments.liftDueFloors(today, batch)
+      })
+    }
+
     const total = store.installments.countDue(today)
     const walk = dueWalk(store, today, total, batch)
     let examined = 0

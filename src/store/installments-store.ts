@@ -20,7 +20,8 @@ export interface AdminInstallmentFilter {
 }
 
 /** What the processor needs of a subscription to decide (C9), and whether it has line items. */
-export type DueRow = DueFields & { readonly id: number; readonly has_items: boolean }
+/** `due_floor`: where the row sits in the processor's index (migration 4), never after actionable_date. */
+export type DueRow = DueFields & { readonly id: number; readonly has_items: boolean; readonly due_floor: string | null }
 
 /** One installment to make, and the subscription's state and next date once it is made. */
 export interface BatchPlan {
@@ -59,7 +60,7 @@ const toAttempt = (r: Row): Attempt => ({
   created_at: r['created_at'] as string,
 })
 
-type DueArray = [number, string, number, number, string, string | null, number | null, string | null, number]
+type DueArray = [number, string, number, number, string, string | null, number | null, string | null, number, string | null]
 
 // Read as arrays (in DUE_COLUMNS order): a third cheaper than rows as objects, a million times over.
 const toDueRow = (r: DueArray): DueRow => ({
@@ -72,33 +73,48 @@ const toDueRow = (r: DueArray): DueRow => ({
   anchor_day: r[6],
   end_date: r[7],
   has_items: r[8] === 1,
+  due_floor: r[9],
 })
 
 const ACTING = "state IN ('active', 'pending_cancellation')"
+const HAS_ITEMS = 'EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = s.id)'
 const DUE_COLUMNS = `s.id, s.state, s.paused, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
-  EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = s.id) AS has_items`
+  ${HAS_ITEMS} AS has_items, s.due_floor`
 
 /** Installments, their attempts, and the processor's reads and batch writes. */
 export function installmentsStore(db: DatabaseSync) {
   // Two walks over due subscriptions. By id, a window at a time: neighbouring rows share pages,
-  // so a batch of a million due ones dirties few pages per commit. By (actionable_date, id)
-  // through the partial index: rows that are not due cost nothing, for runs with few due.
+  // so a batch of a million due ones dirties few pages per commit. By (due_floor, id) through the
+  // partial index: rows that are not due cost nothing, for runs with few due. The index holds
+  // each row at its floor, never after its actionable_date (migration 4): every read of it also
+  // checks the date itself, since a skip moves the date on and leaves the floor behind.
   const dueById = db.prepare(`SELECT ${DUE_COLUMNS} FROM subscriptions s NOT INDEXED
     WHERE s.id > ?1 AND s.id <= ?2 AND s.${ACTING} AND s.actionable_date <= ?3 ORDER BY s.id LIMIT ?4`)
   const dueByDate = db.prepare(`SELECT ${DUE_COLUMNS} FROM subscriptions s INDEXED BY subscriptions_due
-    WHERE s.${ACTING} AND s.actionable_date >= ?1 AND s.actionable_date <= ?2 AND (s.actionable_date > ?1 OR s.id > ?3)
-    ORDER BY s.actionable_date, s.id LIMIT ?4`)
+    WHERE s.${ACTING} AND s.due_floor >= ?1 AND s.due_floor <= ?2 AND (s.due_floor > ?1 OR s.id > ?3) AND s.actionable_date <= ?2
+    ORDER BY s.due_floor, s.id LIMIT ?4`)
   dueById.setReturnArrays(true)
   dueByDate.setReturnArrays(true)
   const maxSubscription = db.prepare('SELECT coalesce(max(id), 0) AS m FROM subscriptions')
-  const countDue = db.prepare(`SELECT count(*) AS n FROM subscriptions INDEXED BY subscriptions_due WHERE ${ACTING} AND actionable_date <= ?`)
+  const countDue = db.prepare(`SELECT count(*) AS n FROM subscriptions INDEXED BY subscriptions_due
+    WHERE ${ACTING} AND due_floor <= ?1 AND actionable_date <= ?1`)
+  // Floors left behind by skips (or by a date cleared) that have come due: lifted to the date, a
+  // batch at a time, so that the walks above do not step over the same rows run after run.
+  const liftFloors = db.prepare(`UPDATE subscriptions SET due_floor = actionable_date WHERE id IN (
+    SELECT id FROM subscriptions INDEXED BY subscriptions_due WHERE ${ACTING} AND due_floor <= ?1 AND due_floor IS NOT actionable_date LIMIT ?2)`)
   const ending = db.prepare(`SELECT ${columns(SUBSCRIPTION_COLUMNS)} FROM subscriptions INDEXED BY subscriptions_ending
     WHERE ${ACTING} AND end_date IS NOT NULL AND end_date >= ?1 AND end_date < ?2 AND (end_date > ?1 OR id > ?3)
     ORDER BY end_date, id LIMIT ?4`)
   ending.setReturnArrays(true)
-  const oldestDue = db.prepare(`SELECT actionable_date AS d FROM subscriptions s INDEXED BY subscriptions_due
-    WHERE ${ACTING} AND actionable_date <= ? AND EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = s.id)
-    ORDER BY actionable_date LIMIT 1`)
+  // The first due row in floor order has a date d; any row due earlier has its floor before its
+  // own date, so before d: the minimum is over floors up to d only (a short range: floors trail
+  // dates only for rows skipped since the last run).
+  const oldestDue = db.prepare(`SELECT min(s.actionable_date) AS d FROM subscriptions s INDEXED BY subscriptions_due
+    WHERE s.${ACTING} AND s.actionable_date <= ?1 AND ${HAS_ITEMS} AND s.due_floor <= (
+      SELECT f.actionable_date FROM subscriptions f INDEXED BY subscriptions_due
+      WHERE f.${ACTING} AND f.due_floor <= ?1 AND f.actionable_date <= ?1
+        AND EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = f.id)
+      ORDER BY f.due_floor LIMIT 1)`)
   const maxInstallment = db.prepare('SELECT coalesce(max(id), 0) AS m FROM installments')
   // A batch's installments in one statement. The snapshot (line items with the catalog's sku and
   // name, in line item order) is built here; a date that already has one is skipped, never doubled.
@@ -116,7 +132,7 @@ export function installmentsStore(db: DatabaseSync) {
     WHERE true -- an upsert's SELECT needs a WHERE, or SQLite reads ON CONFLICT as a join's ON
     ON CONFLICT (subscription_id, due_date) DO NOTHING`)
   const createdAfter = db.prepare('SELECT subscription_id AS s FROM installments WHERE id > ?')
-  const advanceMany = db.prepare(`UPDATE subscriptions SET actionable_date = p.value ->> 2, state = p.value ->> 3, paused = 0,
+  const advanceMany = db.prepare(`UPDATE subscriptions SET actionable_date = p.value ->> 2, due_floor = p.value ->> 2, state = p.value ->> 3, paused = 0,
       successive_skip_count = 0, processing_state = CASE WHEN p.value ->> 4 THEN 'pending' ELSE processing_state END, updated_at = ?2
     FROM json_each(?1) p WHERE subscriptions.id = p.value ->> 0`)
   // installment.created for every installment after ?1. The object is C3's installment exactly as
@@ -155,7 +171,7 @@ export function installmentsStore(db: DatabaseSync) {
     dueById(today: string, afterId: number, uptoId: number, limit: number): DueRow[] {
       return (dueById.all(afterId, uptoId, today, limit) as unknown as DueArray[]).map(toDueRow)
     },
-    /** Due subscriptions after the cursor (actionable_date, id), in that order. */
+    /** Due subscriptions after the cursor (due_floor, id), in that order. */
     dueByDate(today: string, afterDate: string, afterId: number, limit: number): DueRow[] {
       return (dueByDate.all(afterDate, today, afterId, limit) as unknown as DueArray[]).map(toDueRow)
     },
@@ -164,6 +180,10 @@ export function installmentsStore(db: DatabaseSync) {
     },
     countDue(today: string): number {
       return (countDue.get(today) as { n: number }).n
+    },
+    /** Lifts at most `limit` floors that have come due to their rows' dates; answers how many. */
+    liftDueFloors(today: string, limit: number): number {
+      return Number(liftFloors.run(today, limit).changes)
     },
     /** Subscriptions whose end date passed before today, after the cursor (end_date, id). */
     endingBatch(today: string, afterDate: string, afterId: number, limit: number): Subscription[] {

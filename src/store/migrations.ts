@@ -210,6 +210,33 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'no index of line items by catalog item',
     sql: 'DROP INDEX line_items_subscribable;',
   },
+  {
+    version: 4,
+    // Issue 6: a skip moved the subscription's entry in the processor's index (actionable_date),
+    // a delete and an insert at random leaves with every skip (skip 32.6 → 29.8 µs of CPU per
+    // unit without them). The index is now keyed by `due_floor`, a date never after
+    // actionable_date: a skip only moves the date forward and leaves the floor (and the index)
+    // alone; the processor reads actionable_date itself and lifts the floors that fell behind.
+    // The two triggers lower the floor whenever a write, whatever statement makes it, sets a date
+    // before it, so no subscription can be due and missed.
+    name: 'the processor indexes a floor of actionable_date that a skip leaves behind',
+    sql: `
+      ALTER TABLE subscriptions ADD COLUMN due_floor TEXT;
+      UPDATE subscriptions SET due_floor = actionable_date;
+      DROP INDEX subscriptions_due;
+      CREATE INDEX subscriptions_due ON subscriptions(due_floor) WHERE state IN ('active', 'pending_cancellation');
+      CREATE TRIGGER subscriptions_due_floor_inserted AFTER INSERT ON subscriptions
+        WHEN NEW.actionable_date IS NOT NULL AND (NEW.due_floor IS NULL OR NEW.due_floor > NEW.actionable_date)
+      BEGIN
+        UPDATE subscriptions SET due_floor = NEW.actionable_date WHERE id = NEW.id;
+      END;
+      CREATE TRIGGER subscriptions_due_floor_lowered AFTER UPDATE OF actionable_date, due_floor ON subscriptions
+        WHEN NEW.actionable_date IS NOT NULL AND (NEW.due_floor IS NULL OR NEW.due_floor > NEW.actionable_date)
+      BEGIN
+        UPDATE subscriptions SET due_floor = NEW.actionable_date WHERE id = NEW.id;
+      END;
+    `,
+  },
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0

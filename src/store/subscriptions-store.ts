@@ -50,10 +50,11 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const S = columns(SUBSCRIPTION_COLUMNS)
   const L = columns(LINE_ITEM_COLUMNS)
   const prepare = (sql: string): StatementSync => prepareValues(db, sql)
+  // The processor's floor starts at the date (migration 4; a trigger would set it otherwise).
   const insert = prepare(`INSERT INTO subscriptions (user_id, state, paused, interval_length, interval_units, actionable_date,
       anchor_day, end_date, payment_method_id, payment_source_id, currency, shipping_address, billing_address,
-      created_on, created_at, updated_at)
-    VALUES (?, 'active', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      created_on, created_at, updated_at, due_floor)
+    VALUES (?1, 'active', 0, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?4)`)
   const byId = prepare(`SELECT ${S} FROM subscriptions WHERE id = ?`)
   // The hot read (GET a subscription): SQLite builds C3's whole body, line items included, in
   // one statement, so the request neither maps rows to objects nor stringifies them again.

@@ -1,0 +1,174 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { MIGRATIONS, migrate } from '../../src/store/migrations.ts'
+import { openStore } from '../../src/store/store.ts'
+import { runProcessor } from '../../src/processing/processor.ts'
+import { dueWalk } from '../../src/processing/batch.ts'
+import { serviceClock } from '../../src/clock.ts'
+import { createSubscription, seedSubscribable, seedUser, startTestServer } from '../helpers/server.ts'
+import { installmentsOf, processAsOf, seedDueSubscriptions } from './helpers.ts'
+
+// Migration 4 (issue 6): the processor's index holds each subscription at `due_floor`, a date
+// never after its actionable_date, so that a skip (the date moves forward) writes no index page.
+// What must hold: nothing due is ever missed, nothing not due is processed, the floors a skip
+// left behind are lifted by the next run, and /metrics' oldest overdue date stays exact.
+
+const TODAY = '2026-01-15'
+const plus = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+
+async function setup(t: import('node:test').TestContext) {
+  const server = await startTestServer(t, { REPLENISH_TODAY: TODAY })
+  const alice = await seedUser(server.store)
+  const item = await seedSubscribable(server.store)
+  const weekly = (actionableDate: string): Promise<any> => createSubscription(server, alice.key, {
+    interval_units: 'week', actionable_date: actionableDate, line_items_attributes: [{ subscribable_id: item, quantity: 1 }],
+  })
+  const skip = async (id: number): Promise<any> => {
+    const r = await server.request('POST', `/api/v1/subscriptions/${id}/skip`, { key: alice.key })
+    assert.equal(r.status, 200)
+    return r.body
+  }
+  const floorOf = (id: number): string | null =>
+    server.store.db.prepare('SELECT due_floor FROM subscriptions WHERE id = ?').get(id)?.['due_floor'] as string | null
+  return { server, alice, weekly, skip, floorOf }
+}
+
+test('a skip moves the date and leaves the floor; a run processes nothing that was skipped past its day, then lifts the floor', async (t) => {
+  const { server, weekly, skip, floorOf } = await setup(t)
+  const sub = await weekly(plus(TODAY, 1))
+  assert.equal(floorOf(sub.id), plus(TODAY, 1))
+  await skip(sub.id)
+  assert.equal((await skip(sub.id)).actionable_date, plus(TODAY, 15))
+  assert.equal(floorOf(sub.id), plus(TODAY, 1), 'a skip writes no index entry')
+
+  const day = plus(TODAY, 8) // past the floor, before the date
+  assert.equal(server.store.installments.countDue(day), 0)
+  await processAsOf(server, day)
+  assert.deepEqual(installmentsOf(server.store, sub.id), [])
+  assert.equal(floorOf(sub.id), plus(TODAY, 15), 'the run lifted the floor to the date')
+
+  await processAsOf(server, plus(TODAY, 15))
+  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.due_date), [plus(TODAY, 15)])
+  assert.equal(floorOf(sub.id), plus(TODAY, 22), 'processing moves the floor with the date')
+})
+
+test('a subscription skipped but still due is processed once, for its own date', async (t) => {
+  const { server, weekly, skip, floorOf } = await setup(t)
+  const sub = await weekly(plus(TODAY, 1))
+  await skip(sub.id) // now due TODAY+8, floor still TODAY+1
+  await processAsOf(server, plus(TODAY, 10))
+  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.due_date), [plus(TODAY, 8)])
+  assert.equal(floorOf(sub.id), plus(TODAY, 15))
+  await processAsOf(server, plus(TODAY, 11))
+  assert.equal(installmentsOf(server.store, sub.id).length, 1)
+})
+
+test('a date moved before the floor, by any write, lowers the floor: the subscription is processed on that date', async (t) => {
+  const { server, alice, weekly, floorOf } = await setup(t)
+  const sub = await weekly(plus(TODAY, 14))
+  const r = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: { actionable_date: plus(TODAY, 3) } } })
+  assert.equal(r.status, 200)
+  assert.equal(floorOf(sub.id), plus(TODAY, 3))
+  await processAsOf(server, plus(TODAY, 3))
+  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.due_date), [plus(TODAY, 3)])
+
+  // Pause to a later date, then resume at once (tomorrow): the floor follows the date down again.
+  const other = await weekly(plus(TODAY, 2))
+  await server.request('POST', `/api/v1/subscriptions/${other.id}/pause`, { key: alice.key, json: { subscription: { actionable_date: plus(TODAY, 30) } } })
+  assert.equal(floorOf(other.id), plus(TODAY, 2))
+  const resumed = await server.request('POST', `/api/v1/subscriptions/${other.id}/resume`, { key: alice.key })
+  assert.equal(resumed.body.actionable_date, plus(TODAY, 1))
+  assert.equal(floorOf(other.id), plus(TODAY, 1))
+})
+
+test('the oldest overdue date and the due count read dates, not floors', async (t) => {
+  const { server, weekly, skip } = await setup(t)
+  const skipped = await weekly(plus(TODAY, 1))
+  await skip(skipped.id)
+  await skip(skipped.id) // date TODAY+15, floor TODAY+1: first in the index
+  await weekly(plus(TODAY, 7))
+  const past = await weekly(plus(TODAY, 2))
+  for (let i = 0; i < 3; i++) await skip(past.id) // date TODAY+23: not due on TODAY+20
+  const day = plus(TODAY, 20)
+  assert.equal(server.store.installments.oldestDue(day), plus(TODAY, 7))
+  assert.equal(server.store.installments.countDue(day), 2)
+  assert.equal(server.store.installments.oldestDue(plus(TODAY, 6)), null)
+})
+
+test('a run whose walk steps over floors that trail their dates processes exactly the due subscriptions, batch after batch', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-floor-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const store = openStore(join(dir, 'floor.db'), { synchronous: 'NORMAL', createDirectory: false })
+  t.after(() => store.close())
+  const DUE = '2026-03-01'
+  seedDueSubscriptions(store, 60, DUE)
+  // Every third one skipped past the run's day the way a skip writes it (the date alone), every
+  // fifth one skipped but still due on it.
+  store.db.exec(`UPDATE subscriptions SET actionable_date = '2026-04-01' WHERE id % 3 = 0;
+    UPDATE subscriptions SET actionable_date = '2026-03-08' WHERE id % 5 = 0 AND id % 3 <> 0`)
+  const day = '2026-03-10'
+  const expected = store.db.prepare(`SELECT id, actionable_date FROM subscriptions WHERE actionable_date <= ? ORDER BY id`).all(day)
+    .map((r) => `${r['id']}:${r['actionable_date']}`)
+  assert.equal(expected.length, 40)
+  assert.equal(store.installments.countDue(day), 40)
+  // The walk itself, before any floor is lifted: its cursor is (floor, id), not (date, id).
+  const walk = dueWalk(store, day, 40, 7)
+  const walked: string[] = []
+  while (!walk.done) walked.push(...walk.next().map((r) => `${r.id}:${r.actionable_date}`))
+  assert.deepEqual(walked.sort((a, b) => parseInt(a) - parseInt(b)), expected)
+  const run = await runProcessor(store, { clock: serviceClock('UTC', day), batchSize: 7 })
+  assert.deepEqual([run.completed, run.installments], [true, 40])
+  const made = store.db.prepare('SELECT subscription_id, due_date FROM installments ORDER BY subscription_id').all()
+    .map((r) => `${r['subscription_id']}:${r['due_date']}`)
+  assert.deepEqual(made, expected)
+  const trailing = store.db.prepare(`SELECT count(*) AS n FROM subscriptions WHERE due_floor IS NOT actionable_date`).get()?.['n']
+  assert.equal(trailing, 0, 'every floor lifted or moved with its date')
+})
+
+test('the floor never passes the date, whatever statement writes either', () => {
+  const db = new DatabaseSync(':memory:')
+  migrate(db)
+  const now = '2026-01-01T00:00:00.000Z'
+  db.exec(`INSERT INTO users (id, email, created_at, updated_at) VALUES (1, 'floor@example.com', '${now}', '${now}')`)
+  const insert = db.prepare(`INSERT INTO subscriptions (id, user_id, state, interval_length, interval_units, actionable_date, currency,
+      created_on, created_at, updated_at, due_floor) VALUES (?, 1, 'active', 1, 'week', ?, 'USD', '2026-01-01', '${now}', '${now}', ?)`)
+  const floor = (id: number): unknown => db.prepare('SELECT due_floor FROM subscriptions WHERE id = ?').get(id)?.['due_floor']
+  const set = (id: number, assignments: string): void => void db.prepare(`UPDATE subscriptions SET ${assignments} WHERE id = ?`).run(id)
+
+  insert.run(1, '2026-02-01', null)
+  assert.equal(floor(1), '2026-02-01', 'an insert without a floor gets the date')
+  insert.run(2, '2026-02-01', '2026-03-01')
+  assert.equal(floor(2), '2026-02-01', 'an insert with a later floor gets the date')
+  insert.run(3, '2026-02-01', '2026-01-20')
+  assert.equal(floor(3), '2026-01-20', 'an earlier floor stays')
+  insert.run(4, null, null)
+  assert.equal(floor(4), null, 'no date, no floor')
+
+  set(1, "actionable_date = '2026-02-15'")
+  assert.equal(floor(1), '2026-02-01', 'a later date leaves the floor')
+  set(1, "actionable_date = '2026-01-25'")
+  assert.equal(floor(1), '2026-01-25', 'an earlier date lowers it')
+  set(1, "due_floor = '2026-05-01'")
+  assert.equal(floor(1), '2026-01-25', 'a floor set past the date comes back to it')
+  set(4, "actionable_date = '2026-06-01'")
+  assert.equal(floor(4), '2026-06-01', 'a date where there was none sets it')
+  set(4, 'actionable_date = NULL')
+  assert.equal(floor(4), '2026-06-01', 'clearing the date leaves the floor (the next run lifts it)')
+})
+
+test('migration 4 starts every floor at its date and keys the processor index by the floor', () => {
+  const db = new DatabaseSync(':memory:')
+  migrate(db, MIGRATIONS.slice(0, 3))
+  const now = '2026-01-01T00:00:00.000Z'
+  db.exec(`INSERT INTO users (id, email, created_at, updated_at) VALUES (1, 'floor@example.com', '${now}', '${now}');
+    INSERT INTO subscriptions (id, user_id, state, interval_length, interval_units, actionable_date, currency, created_on, created_at, updated_at)
+    VALUES (1, 1, 'active', 1, 'week', '2026-02-01', 'USD', '2026-01-01', '${now}', '${now}'),
+           (2, 1, 'canceled', 1, 'week', NULL, 'USD', '2026-01-01', '${now}', '${now}')`)
+  assert.deepEqual(migrate(db), { from: 3, to: MIGRATIONS.length })
+  assert.deepEqual(db.prepare('SELECT id, due_floor FROM subscriptions ORDER BY id').all().map((r) => [r['id'], r['due_floor']]), [[1, '2026-02-01'], [2, null]])
+  assert.deepEqual(db.prepare("SELECT name FROM pragma_index_info('subscriptions_due')").all().map((r) => r['name']), ['due_floor'])
+})
