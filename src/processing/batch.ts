@@ -25,6 +25,8 @@ const ID_WINDOW_BATCHES = 8
 export interface DueWalk {
   next(): DueRow[]
   done: boolean
+  /** Through the date index (few due), not by id. */
+  readonly byIndex: boolean
 }
 
 /** The due subscriptions, a batch at a time, each seen once. */
@@ -33,6 +35,7 @@ export function dueWalk(store: Store, today: string, total: number, batch: numbe
     let cursor = { date: '', id: 0 }
     return {
       done: false,
+      byIndex: true,
       next() {
         const rows = store.installments.dueByDate(today, cursor.date, cursor.id, batch)
         const last = rows[rows.length - 1]
@@ -46,6 +49,7 @@ export function dueWalk(store: Store, today: string, total: number, batch: numbe
   let after = 0
   return {
     done: false,
+    byIndex: false,
     next() {
       const upto = Math.min(max, after + ID_WINDOW_BATCHES * batch)
       const rows = store.installments.dueById(today, after, upto, batch)

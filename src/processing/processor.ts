@@ -68,17 +68,18 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
   try {
     const runId = await store.write(() => store.leases.startRun(holder, today, new Date().toISOString()))
 
-    // Floors that skips left behind and that have come due are lifted first, in batches, so the
-    // walk below and every later /readyz step over none of them.
-    for (let n = batch; n === batch && !stopped(); ) {
+    const total = store.installments.countDue(today)
+    const walk = dueWalk(store, today, total, batch)
+    // Floors that skips left behind and that have come due are lifted first, in batches, so that
+    // the walk through the index and every later /readyz step over none of them. Each batch reads
+    // at most the due rows (few, or the walk would go by id) besides the floors it lifts; a run
+    // that walks by id does not need it, and the next run lifts them.
+    for (let n = walk.byIndex ? batch : 0; n === batch && !stopped(); ) {
       n = await store.write(() => {
         renewLease(store, holder)
         return store.installments.liftDueFloors(today, batch)
       })
     }
-
-    const total = store.installments.countDue(today)
-    const walk = dueWalk(store, today, total, batch)
     let examined = 0
     for (let more = true; more && !stopped(); ) {
       more = await store.write(() => {

@@ -129,6 +129,24 @@ test('a run whose walk steps over floors that trail their dates processes exactl
   assert.equal(trailing, 0, 'every floor lifted or moved with its date')
 })
 
+test('a run that walks by id processes the due rows whatever their floors, and leaves the lifting to the next run', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-floor-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const store = openStore(join(dir, 'floor.db'), { synchronous: 'NORMAL', createDirectory: false })
+  t.after(() => store.close())
+  seedDueSubscriptions(store, 45, '2026-03-01')
+  store.db.exec(`UPDATE subscriptions SET actionable_date = '2026-04-01' WHERE id % 3 = 0`) // 15 skipped past the day
+  const day = '2026-03-10'
+  const trailing = (): number => store.db.prepare(`SELECT count(*) AS n FROM subscriptions WHERE due_floor IS NOT actionable_date`).get()?.['n'] as number
+  // 30 due in batches of 2: more than ten batches, so the walk goes by id.
+  const big = await runProcessor(store, { clock: serviceClock('UTC', day), batchSize: 2 })
+  assert.deepEqual([big.completed, big.installments], [true, 30])
+  assert.equal(trailing(), 15, 'an id walk reads no floor and lifts none')
+  const next = await runProcessor(store, { clock: serviceClock('UTC', day), batchSize: 2 })
+  assert.deepEqual([next.completed, next.installments], [true, 0])
+  assert.equal(trailing(), 0, 'the next run, through the index, lifted them')
+})
+
 test('the floor never passes the date, whatever statement writes either', () => {
   const db = new DatabaseSync(':memory:')
   migrate(db)
