@@ -42,7 +42,7 @@ export function helpText(version: string): string {
     'stops at once.',
     '',
     'Memory: the binary runs Node with --max-semi-space-size=4 --max-old-space-size=96 (peak RSS',
-    '140–145 MB under the bench, its WAL checkpoint thread included). Node flags go before the',
+    '140–148 MB under the bench, its WAL checkpoint thread included). Node flags go before the',
     'command, as in `replenish --node-options="--max-old-space-size=256" serve`; NODE_OPTIONS is ignored.',
     '',
     'Exit status:',
