@@ -19,8 +19,10 @@ export interface AdminInstallmentFilter {
   readonly subscriptionId?: number | undefined
 }
 
-/** What the processor needs of a subscription to decide (C9), and whether it has line items. */
-/** `due_floor`: where the row sits in the processor's index (migration 4), never after actionable_date. */
+/**
+ * What the processor needs of a subscription to decide (C9), whether it has line items, and
+ * `due_floor`: where the row sits in the processor's index (migration 4), never after its date.
+ */
 export type DueRow = DueFields & { readonly id: number; readonly has_items: boolean; readonly due_floor: string | null }
 
 /** One installment to make, and the subscription's state and next date once it is made. */
