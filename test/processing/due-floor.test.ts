@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { MIGRATIONS, migrate } from '../../src/store/migrations.ts'
-import { openStore } from '../../src/store/store.ts'
+import { openStore, type Store } from '../../src/store/store.ts'
 import { runProcessor } from '../../src/processing/processor.ts'
 import { dueWalk } from '../../src/processing/batch.ts'
 import { serviceClock } from '../../src/clock.ts'
@@ -19,6 +19,19 @@ import { installmentsOf, processAsOf, seedDueSubscriptions } from './helpers.ts'
 
 const TODAY = '2026-01-15'
 const plus = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+
+/** A store of its own on a file in a temporary directory, removed after the test. */
+function tempStore(t: import('node:test').TestContext): Store {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-floor-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const store = openStore(join(dir, 'floor.db'), { synchronous: 'NORMAL', createDirectory: false })
+  t.after(() => store.close())
+  return store
+}
+
+/** Subscriptions whose floor is not at their date (skipped since their floor was last set). */
+const trailingFloors = (store: Store): number =>
+  store.db.prepare('SELECT count(*) AS n FROM subscriptions WHERE due_floor IS NOT actionable_date').get()?.['n'] as number
 
 async function setup(t: import('node:test').TestContext) {
   const server = await startTestServer(t, { REPLENISH_TODAY: TODAY })
@@ -85,8 +98,12 @@ test('a date moved before the floor, by any write, lowers the floor: the subscri
   assert.equal(floorOf(other.id), plus(TODAY, 1))
 })
 
-test('the oldest overdue date and the due count read dates, not floors', async (t) => {
-  const { server, weekly, skip } = await setup(t)
+test('the oldest overdue date and the due count read dates, not floors; the oldest date skips subscriptions with nothing to deliver', async (t) => {
+  const { server, alice, weekly, skip } = await setup(t)
+  // Due before every other, first in the index, but with no line item: not what /metrics reports.
+  const empty = await weekly(plus(TODAY, 1))
+  const gone = await server.request('DELETE', `/api/v1/line_items/${empty.line_items[0].id}`, { key: alice.key })
+  assert.equal(gone.status, 200)
   const skipped = await weekly(plus(TODAY, 1))
   await skip(skipped.id)
   await skip(skipped.id) // date TODAY+15, floor TODAY+1: first in the index
@@ -95,15 +112,12 @@ test('the oldest overdue date and the due count read dates, not floors', async (
   for (let i = 0; i < 3; i++) await skip(past.id) // date TODAY+23: not due on TODAY+20
   const day = plus(TODAY, 20)
   assert.equal(server.store.installments.oldestDue(day), plus(TODAY, 7))
-  assert.equal(server.store.installments.countDue(day), 2)
+  assert.equal(server.store.installments.countDue(day), 3, 'the one without line items is due all the same')
   assert.equal(server.store.installments.oldestDue(plus(TODAY, 6)), null)
 })
 
 test('a run whose walk steps over floors that trail their dates processes exactly the due subscriptions, batch after batch', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'replenish-floor-'))
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const store = openStore(join(dir, 'floor.db'), { synchronous: 'NORMAL', createDirectory: false })
-  t.after(() => store.close())
+  const store = tempStore(t)
   const DUE = '2026-03-01'
   seedDueSubscriptions(store, 60, DUE)
   // Every third one skipped past the run's day the way a skip writes it (the date alone), every
@@ -125,26 +139,21 @@ test('a run whose walk steps over floors that trail their dates processes exactl
   const made = store.db.prepare('SELECT subscription_id, due_date FROM installments ORDER BY subscription_id').all()
     .map((r) => `${r['subscription_id']}:${r['due_date']}`)
   assert.deepEqual(made, expected)
-  const trailing = store.db.prepare(`SELECT count(*) AS n FROM subscriptions WHERE due_floor IS NOT actionable_date`).get()?.['n']
-  assert.equal(trailing, 0, 'every floor lifted or moved with its date')
+  assert.equal(trailingFloors(store), 0, 'every floor lifted or moved with its date')
 })
 
 test('a run that walks by id processes the due rows whatever their floors, and leaves the lifting to the next run', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'replenish-floor-'))
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const store = openStore(join(dir, 'floor.db'), { synchronous: 'NORMAL', createDirectory: false })
-  t.after(() => store.close())
+  const store = tempStore(t)
   seedDueSubscriptions(store, 45, '2026-03-01')
   store.db.exec(`UPDATE subscriptions SET actionable_date = '2026-04-01' WHERE id % 3 = 0`) // 15 skipped past the day
   const day = '2026-03-10'
-  const trailing = (): number => store.db.prepare(`SELECT count(*) AS n FROM subscriptions WHERE due_floor IS NOT actionable_date`).get()?.['n'] as number
   // 30 due in batches of 2: more than ten batches, so the walk goes by id.
   const big = await runProcessor(store, { clock: serviceClock('UTC', day), batchSize: 2 })
   assert.deepEqual([big.completed, big.installments], [true, 30])
-  assert.equal(trailing(), 15, 'an id walk reads no floor and lifts none')
+  assert.equal(trailingFloors(store), 15, 'an id walk reads no floor and lifts none')
   const next = await runProcessor(store, { clock: serviceClock('UTC', day), batchSize: 2 })
   assert.deepEqual([next.completed, next.installments], [true, 0])
-  assert.equal(trailing(), 0, 'the next run, through the index, lifted them')
+  assert.equal(trailingFloors(store), 0, 'the next run, through the index, lifted them')
 })
 
 test('the floor never passes the date, whatever statement writes either', () => {
