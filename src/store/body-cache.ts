@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
-import { SUBSCRIPTION_COLUMNS } from './rows.ts'
+import { SUBSCRIPTION_COLUMNS, prepareValues } from './rows.ts'
 
 /** A subscription's C3 body as SQLite rendered it, with its owner for the C2 check. */
 export interface SubscriptionJson {
@@ -36,8 +36,7 @@ export class BodyCache {
   constructor(db: DatabaseSync, maxBytes: number) {
     this.entries = new Budgeted(maxBytes, (entry) => entry.body.length)
     this.items = new Budgeted(maxBytes / 2, (jsonb) => jsonb.byteLength)
-    this.dataVersion = db.prepare('PRAGMA data_version')
-    this.dataVersion.setReturnArrays(true)
+    this.dataVersion = prepareValues(db, 'PRAGMA data_version')
     db.function('replenish_body_changed', { deterministic: false }, (id) => {
       this.entries.delete(Number(id))
       return null
@@ -113,7 +112,6 @@ export class BodyCache {
     this.version = version
     return false
   }
-
 }
 
 /** A map of at most `budget` bytes of values (as `sizeOf` counts them), oldest out first. */

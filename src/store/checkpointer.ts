@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import { prepareValues } from './rows.ts'
 
 /**
  * The worker's code: CommonJS on built-ins only, evaluated as a string, because a single
@@ -77,8 +78,8 @@ export interface CheckpointCounts {
  * connection always has a batch open on an older snapshot, so the worker can never quite catch
  * up: once the WAL passes RESTART_FRAMES and the worker has just finished a run that had little
  * left to copy (else it runs again at once), the server's connection checkpoints the few frames
- * committed since, right after a COMMIT (nothing open),
- * with SQLite's syncs, and its next batch restarts the WAL.
+ * committed since, right after a COMMIT (nothing open), with SQLite's syncs, and its next batch
+ * restarts the WAL.
  */
 export class Checkpointer {
   private readonly worker: Worker
@@ -102,8 +103,7 @@ export class Checkpointer {
 
   /** `source` replaces the thread's code (tests make it fail). */
   constructor(db: DatabaseSync, file: string, onError: (message: string) => void, source = WORKER_SOURCE) {
-    this.inlineCheckpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
-    this.inlineCheckpoint.setReturnArrays(true)
+    this.inlineCheckpoint = prepareValues(db, 'PRAGMA wal_checkpoint(PASSIVE)')
     this.worker = new Worker(source, {
       eval: true,
       workerData: { file, nice: CHECKPOINT_NICE },

@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite'
 import type { Address, State, Subscription } from '../domain/types.ts'
 import type { DueFields } from '../domain/processing.ts'
 import { INSTALLMENT_STATES, type Attempt, type Installment, type InstallmentState, type SnapshotLine } from '../domain/installment.ts'
-import { SUBSCRIPTION_COLUMNS, columns, subscriptionOf, type Row, type Values } from './rows.ts'
+import { SUBSCRIPTION_COLUMNS, columns, prepareValues, subscriptionOf, type Row, type Values } from './rows.ts'
 import { latestEventOf } from './events-store.ts'
 
 export interface InstallmentChange {
@@ -79,9 +79,10 @@ const toDueRow = (r: DueArray): DueRow => ({
 })
 
 const ACTING = "state IN ('active', 'pending_cancellation')"
-const HAS_ITEMS = 'EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = s.id)'
+/** The subscription `alias` has something to deliver. */
+const hasItems = (alias: string): string => `EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = ${alias}.id)`
 const DUE_COLUMNS = `s.id, s.state, s.paused, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
-  ${HAS_ITEMS} AS has_items, s.due_floor`
+  ${hasItems('s')} AS has_items, s.due_floor`
 
 /** Installments, their attempts, and the processor's reads and batch writes. */
 export function installmentsStore(db: DatabaseSync) {
@@ -90,13 +91,11 @@ export function installmentsStore(db: DatabaseSync) {
   // partial index: rows that are not due cost nothing, for runs with few due. The index holds
   // each row at its floor, never after its actionable_date (migration 4): every read of it also
   // checks the date itself, since a skip moves the date on and leaves the floor behind.
-  const dueById = db.prepare(`SELECT ${DUE_COLUMNS} FROM subscriptions s NOT INDEXED
+  const dueById = prepareValues(db, `SELECT ${DUE_COLUMNS} FROM subscriptions s NOT INDEXED
     WHERE s.id > ?1 AND s.id <= ?2 AND s.${ACTING} AND s.actionable_date <= ?3 ORDER BY s.id LIMIT ?4`)
-  const dueByDate = db.prepare(`SELECT ${DUE_COLUMNS} FROM subscriptions s INDEXED BY subscriptions_due
+  const dueByDate = prepareValues(db, `SELECT ${DUE_COLUMNS} FROM subscriptions s INDEXED BY subscriptions_due
     WHERE s.${ACTING} AND s.due_floor >= ?1 AND s.due_floor <= ?2 AND (s.due_floor > ?1 OR s.id > ?3) AND s.actionable_date <= ?2
     ORDER BY s.due_floor, s.id LIMIT ?4`)
-  dueById.setReturnArrays(true)
-  dueByDate.setReturnArrays(true)
   const maxSubscription = db.prepare('SELECT coalesce(max(id), 0) AS m FROM subscriptions')
   const countDue = db.prepare(`SELECT count(*) AS n FROM subscriptions INDEXED BY subscriptions_due
     WHERE ${ACTING} AND due_floor <= ?1 AND actionable_date <= ?1`)
@@ -104,18 +103,16 @@ export function installmentsStore(db: DatabaseSync) {
   // batch at a time, so that the walks above do not step over the same rows run after run.
   const liftFloors = db.prepare(`UPDATE subscriptions SET due_floor = actionable_date WHERE id IN (
     SELECT id FROM subscriptions INDEXED BY subscriptions_due WHERE ${ACTING} AND due_floor <= ?1 AND due_floor IS NOT actionable_date LIMIT ?2)`)
-  const ending = db.prepare(`SELECT ${columns(SUBSCRIPTION_COLUMNS)} FROM subscriptions INDEXED BY subscriptions_ending
+  const ending = prepareValues(db, `SELECT ${columns(SUBSCRIPTION_COLUMNS)} FROM subscriptions INDEXED BY subscriptions_ending
     WHERE ${ACTING} AND end_date IS NOT NULL AND end_date >= ?1 AND end_date < ?2 AND (end_date > ?1 OR id > ?3)
     ORDER BY end_date, id LIMIT ?4`)
-  ending.setReturnArrays(true)
   // The first due row in floor order has a date d; any row due earlier has its floor before its
   // own date, so before d: the minimum is over floors up to d only (a short range: floors trail
   // dates only for rows skipped since the last run).
   const oldestDue = db.prepare(`SELECT min(s.actionable_date) AS d FROM subscriptions s INDEXED BY subscriptions_due
-    WHERE s.${ACTING} AND s.actionable_date <= ?1 AND ${HAS_ITEMS} AND s.due_floor <= (
+    WHERE s.${ACTING} AND s.actionable_date <= ?1 AND ${hasItems('s')} AND s.due_floor <= (
       SELECT f.actionable_date FROM subscriptions f INDEXED BY subscriptions_due
-      WHERE f.${ACTING} AND f.due_floor <= ?1 AND f.actionable_date <= ?1
-        AND EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = f.id)
+      WHERE f.${ACTING} AND f.due_floor <= ?1 AND f.actionable_date <= ?1 AND ${hasItems('f')}
       ORDER BY f.due_floor LIMIT 1)`)
   const maxInstallment = db.prepare('SELECT coalesce(max(id), 0) AS m FROM installments')
   // A batch's installments in one statement. The snapshot (line items with the catalog's sku and
