@@ -4,6 +4,7 @@
  * into exit status 2.
  */
 import { existsSync, statSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { dirname } from 'node:path'
 
 /** Made (with its directory) on first start; any other location's directory must already exist. */
@@ -13,7 +14,7 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError'
 }
 
-type Kind = 'db' | 'string' | 'port' | 'count' | 'positive' | 'optional_count' | 'bool' | 'date' | 'zone' | 'currency' | 'sync' | 'log'
+type Kind = 'db' | 'string' | 'host' | 'port' | 'count' | 'positive' | 'optional_count' | 'bool' | 'date' | 'zone' | 'currency' | 'sync' | 'log'
 
 interface OptionSpec {
   readonly key: keyof Config
@@ -56,7 +57,7 @@ export interface Config {
 }
 
 export const OPTIONS: readonly OptionSpec[] = [
-  { key: 'host', flag: 'host', env: 'REPLENISH_HOST', kind: 'string', fallback: '127.0.0.1', help: 'address to listen on' },
+  { key: 'host', flag: 'host', env: 'REPLENISH_HOST', kind: 'host', fallback: '127.0.0.1', help: 'address to listen on: an IP address or a host name' },
   { key: 'port', flag: 'port', env: 'REPLENISH_PORT', kind: 'port', fallback: '8080', help: 'port to listen on (0 picks a free one)' },
   { key: 'db', flag: 'db', env: 'REPLENISH_DB', kind: 'db', fallback: DEFAULT_DB, help: 'SQLite database file (its directory must exist, except for the default data/)' },
   { key: 'adminToken', flag: 'admin-token', env: 'REPLENISH_ADMIN_TOKEN', kind: 'string', fallback: undefined, help: 'admin API token; environment only, as a flag would show in `ps` (or use `admin-tokens create`)', envOnly: true },
@@ -131,6 +132,8 @@ function convert(kind: Kind, raw: string, source: string): unknown {
   switch (kind) {
     case 'string':
       return raw.length === 0 ? fail('expected a value') : raw
+    case 'host':
+      return isHost(raw) ? raw : fail('expected an IP address (such as 127.0.0.1 or ::1) or a host name')
     case 'db':
       // The default data/ directory is made on first start; any other must already exist.
       if (raw === ':memory:' || raw === DEFAULT_DB) return raw
@@ -161,6 +164,22 @@ function convert(kind: Kind, raw: string, source: string): unknown {
     case 'log':
       return /^(json|off)$/.test(raw) ? raw : fail('expected json or off')
   }
+}
+
+/**
+ * An IP literal must be a valid one (v4 or v6); anything else must be a host name as RFC 1123
+ * spells them. Whether the name resolves is I/O, left to serve's listen: an unknown name exits 2
+ * there (cli/main.ts), so config stays synchronous.
+ */
+function isHost(s: string): boolean {
+  if (isIP(s) !== 0) return true
+  if (s.includes(':')) return false // an IPv6 literal that is not a valid one (or a bracketed one)
+  const name = s.endsWith('.') ? s.slice(0, -1) : s
+  if (name.length === 0 || name.length > 253) return false
+  const labels = name.split('.')
+  // An all-digit last label makes it a (bad) IPv4 literal such as 300.1.1.1, not a name.
+  if (/^\d+$/.test(labels[labels.length - 1] as string)) return false
+  return labels.every((label) => /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label))
 }
 
 function isCalendarDate(s: string): boolean {

@@ -27,27 +27,45 @@ function takeBuffered(req: IncomingMessage): Buffer {
   return (req.read() as Buffer | null) ?? EMPTY
 }
 
+/**
+ * The body's read failed: our request time-out cut it off, or the client went away. No bug, so
+ * no 500: the server answers 408 or 499 from this error alone, never from the state of `req`
+ * after a handler threw (issue 15: a request whose body came with its headers looked
+ * incomplete to `req.complete`, and a database error was answered 499 and not logged).
+ */
+export class BodyCutOff extends Error {
+  override readonly name = 'BodyCutOff'
+}
+
 function streamBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  // Gone before the first read (the client hung up while the request waited for its turn):
+  // no 'error', 'close' or 'end' will come any more.
+  if (req.destroyed) return Promise.reject(new BodyCutOff('the request was closed before its body was read'))
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
-    let failed = false
+    let settled = false
+    const fail = (err: Error): void => {
+      if (!settled) reject(err)
+      settled = true
+    }
     req.on('data', (chunk: Buffer) => {
-      if (failed) return
+      if (settled) return
       size += chunk.length
-      if (size > limit) {
-        failed = true
-        reject(tooLarge())
-        return
-      }
+      if (size > limit) return fail(tooLarge())
       chunks.push(chunk)
     })
     req.on('end', () => {
-      if (!failed) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size))
+      if (!settled) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size))
+      settled = true
     })
     req.on('error', (err) => {
-      if (!failed) reject(err)
-      failed = true
+      if (!settled) fail(new BodyCutOff('the request body was cut off', { cause: err }))
+    })
+    // 'close' follows every 'end' (checked first, so no error is built for nothing); an abort
+    // emits 'error' before it, and a stream destroyed without an error only closes.
+    req.on('close', () => {
+      if (!settled) fail(new BodyCutOff('the request was closed before its body ended'))
     })
   })
 }

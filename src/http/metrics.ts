@@ -1,44 +1,69 @@
 import type { AccessLogEntry } from './types.ts'
 
 const BUCKETS_MS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000] as const
+const BUCKET_LABELS = BUCKETS_MS.map((ms) => String(ms / 1000))
 
-/** Request counters and a latency histogram, rendered in the Prometheus text format. */
+/** What one method and route template saw: answers by status, and its latency histogram. */
+class RouteStats {
+  readonly statuses = new Map<number, number>()
+  /** Answers per bucket, not yet cumulative (one increment per request); the last slot is over 5 s. */
+  readonly buckets = new Array<number>(BUCKETS_MS.length + 1).fill(0)
+  count = 0
+  sumMs = 0
+}
+
+/**
+ * Request counters and a latency histogram by method and route template (the pattern, never
+ * the raw path: unknown paths are all `unmatched`), rendered in the Prometheus text format 0.0.4.
+ */
 export class RequestMetrics {
-  // method → route template → status → count: no label string is built and hashed per request.
-  private readonly counts = new Map<string, Map<string, Map<number, number>>>()
-  private readonly buckets = new Array<number>(BUCKETS_MS.length).fill(0)
-  private count = 0
-  private sumMs = 0
+  // method → route template → stats: no label string is built and hashed per request.
+  private readonly byMethod = new Map<string, Map<string, RouteStats>>()
 
   observe(e: AccessLogEntry): void {
-    let routes = this.counts.get(e.method)
-    if (!routes) this.counts.set(e.method, (routes = new Map()))
-    let statuses = routes.get(e.route)
-    if (!statuses) routes.set(e.route, (statuses = new Map()))
-    statuses.set(e.status, (statuses.get(e.status) ?? 0) + 1)
-    this.count++
-    this.sumMs += e.ms
-    for (let i = 0; i < BUCKETS_MS.length; i++) if (e.ms <= (BUCKETS_MS[i] as number)) this.buckets[i]!++
+    let routes = this.byMethod.get(e.method)
+    if (!routes) this.byMethod.set(e.method, (routes = new Map()))
+    let stats = routes.get(e.route)
+    if (!stats) routes.set(e.route, (stats = new RouteStats()))
+    stats.statuses.set(e.status, (stats.statuses.get(e.status) ?? 0) + 1)
+    stats.count++
+    stats.sumMs += e.ms
+    let i = 0
+    while (i < BUCKETS_MS.length && e.ms > (BUCKETS_MS[i] as number)) i++
+    stats.buckets[i]!++
   }
 
   render(): string {
-    const lines = [
+    const counters = [
       '# HELP replenish_http_requests_total HTTP requests answered, by method, route template and status.',
       '# TYPE replenish_http_requests_total counter',
     ]
-    for (const [method, routes] of this.counts) {
-      for (const [route, statuses] of routes) {
-        for (const [status, n] of statuses) lines.push(`replenish_http_requests_total{method="${method}",route="${route}",status="${status}"} ${n}`)
+    const histogram = [
+      '# HELP replenish_http_request_duration_seconds Time from request to answer, by method and route template.',
+      '# TYPE replenish_http_request_duration_seconds histogram',
+    ]
+    for (const [method, routes] of this.byMethod) {
+      for (const [route, stats] of routes) {
+        const labels = `method="${labelValue(method)}",route="${labelValue(route)}"`
+        for (const [status, n] of stats.statuses) counters.push(`replenish_http_requests_total{${labels},status="${status}"} ${n}`)
+        let cumulative = 0
+        for (let i = 0; i < BUCKETS_MS.length; i++) {
+          cumulative += stats.buckets[i] as number
+          histogram.push(`replenish_http_request_duration_seconds_bucket{${labels},le="${BUCKET_LABELS[i]}"} ${cumulative}`)
+        }
+        histogram.push(
+          `replenish_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${stats.count}`,
+          // Each ms is in whole µs: rounding the sum to µs drops only the float noise of adding them.
+          `replenish_http_request_duration_seconds_sum{${labels}} ${Math.round(stats.sumMs * 1000) / 1e6}`,
+          `replenish_http_request_duration_seconds_count{${labels}} ${stats.count}`,
+        )
       }
     }
-    lines.push(
-      '# HELP replenish_http_request_duration_seconds Time from request to answer.',
-      '# TYPE replenish_http_request_duration_seconds histogram',
-    )
-    BUCKETS_MS.forEach((le, i) => lines.push(`replenish_http_request_duration_seconds_bucket{le="${le / 1000}"} ${this.buckets[i]}`))
-    lines.push(`replenish_http_request_duration_seconds_bucket{le="+Inf"} ${this.count}`)
-    lines.push(`replenish_http_request_duration_seconds_sum ${this.sumMs / 1000}`)
-    lines.push(`replenish_http_request_duration_seconds_count ${this.count}`)
-    return lines.join('\n') + '\n'
+    return counters.join('\n') + '\n' + histogram.join('\n') + '\n'
   }
+}
+
+/** A label value as the text format wants it: backslash, double quote and newline escaped. */
+export function labelValue(value: string): string {
+  return /[\\"\n]/.test(value) ? value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n') : value
 }

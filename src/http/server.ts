@@ -2,7 +2,7 @@ import http, { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'n
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo, Socket } from 'node:net'
 import { createRouter } from './router.ts'
-import { EMPTY, parseBody, readBody } from './body.ts'
+import { BodyCutOff, EMPTY, parseBody, readBody } from './body.ts'
 import { HttpError, notFound } from './http-error.ts'
 import { errorReply, send } from './respond.ts'
 import type { AccessLogEntry, Ctx, Reply, Route } from './types.ts'
@@ -70,6 +70,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/
 export function createHttpServer(options: ServerOptions): { server: http.Server; draining: () => void } {
   const route = createRouter(options.routes)
   let closing = false
+  // Sockets whose request our time-out cut off: the handler whose body read that cut off logs 408.
   const timedOut = new WeakSet<object>()
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -99,14 +100,24 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
         userId = ctx.userId
       }
     } catch (err) {
-      // A request whose body never fully arrived (cut off by our time-out, or its client went
-      // away) is no bug: it is logged as 408 (we cut it) or 499 (nginx's "client closed
-      // request"), never as a 500.
-      reply = !req.complete && !(err instanceof HttpError)
+      // Only a body read that was cut off (by our time-out, or its client went away) is no bug:
+      // logged as 408 (we cut it) or 499 (nginx's "client closed request"), never as a 500. The
+      // state of `req` says nothing here: a body taken from node:http's buffer, or a handler that
+      // threw before node:http parsed the request's end, leaves `req.complete` false (issue 15).
+      reply = err instanceof BodyCutOff
         ? { status: timedOut.has(req.socket) ? 408 : 499, body: null }
         : errorReply(err, requestId, options.logError)
     }
-    if (!res.headersSent && !res.destroyed) send(res, reply, requestId, closing)
+    if (!res.headersSent && !res.destroyed) {
+      try {
+        send(res, reply, requestId, closing)
+      } catch (err) {
+        // A reply that cannot be sent (a body JSON cannot encode, a bad header value) is a bug
+        // like any other: C1's 500, logged with the request id, instead of an empty answer.
+        reply = errorReply(err, requestId, options.logError)
+        if (!res.headersSent) send(res, reply, requestId, closing)
+      }
+    }
     options.onResponse({
       method,
       route: template,
@@ -128,7 +139,8 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
     },
     (req, res) => {
       handle(req, res).catch((err: unknown) => {
-        options.logError({ time: new Date().toISOString(), level: 'error', message: String(err) })
+        // Only what runs after the answer is sent (onResponse) can get here: log it, with its stack.
+        options.logError({ time: new Date().toISOString(), level: 'error', message: String(err), stack: err instanceof Error ? err.stack : undefined })
         if (!res.headersSent) res.writeHead(500).end()
       })
     },

@@ -1,5 +1,4 @@
 import type { Clock } from '../clock.ts'
-import { daysBetween } from '../domain/dates.ts'
 import { INSTALLMENT_STATES } from '../domain/installment.ts'
 import type { Store } from '../store/store.ts'
 
@@ -39,9 +38,6 @@ export function processingMonitor(store: Store, clock: Clock, options: MonitorOp
         '# HELP replenish_processing_oldest_overdue_actionable_date_seconds Oldest actionable date that is due and not yet processed, as a Unix time (midnight UTC); 0 when none.',
         '# TYPE replenish_processing_oldest_overdue_actionable_date_seconds gauge',
         `replenish_processing_oldest_overdue_actionable_date_seconds ${oldest === null ? 0 : Date.parse(`${oldest}T00:00:00Z`) / 1000}`,
-        '# HELP replenish_processing_oldest_overdue_days Days since the oldest unprocessed actionable date (0: due today or nothing due).',
-        '# TYPE replenish_processing_oldest_overdue_days gauge',
-        `replenish_processing_oldest_overdue_days ${oldest === null ? 0 : daysBetween(oldest, today)}`,
         '# HELP replenish_processing_last_completed_run_timestamp_seconds Start of the newest processor run that finished; 0 when none.',
         '# TYPE replenish_processing_last_completed_run_timestamp_seconds gauge',
         `replenish_processing_last_completed_run_timestamp_seconds ${lastRun === null ? 0 : Date.parse(lastRun) / 1000}`,

@@ -1,9 +1,10 @@
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
+import dns from 'node:dns'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError, loadConfig, OPTIONS } from '../../src/config.ts'
-import { tempDir } from './harness.ts'
+import { runCli, tempDir } from './harness.ts'
 
 test('with nothing set every option takes its documented default', () => {
   const c = loadConfig({}, {})
@@ -109,5 +110,62 @@ test('the read cache must fit in a third of the V8 heap; the refusal says how to
   assert.throws(() => checkReadCacheFits(37, 108 * mb), {
     name: 'ConfigError',
     message: '--read-cache-mb / REPLENISH_READ_CACHE_MB: 37 MB does not fit a V8 heap of 108 MB (at most a third of it: 36); lower it, or raise the heap: replenish --node-options=--max-old-space-size=148 …',
+  })
+})
+
+test('REPLENISH_HOST / --host: an IP literal must be a valid one, anything else a host name by RFC 1123', () => {
+  for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', 'fe80::1', 'localhost', 'api.example.com', 'example.com.', 'a-1.b2']) {
+    assert.equal(loadConfig({}, { REPLENISH_HOST: host }).host, host)
+  }
+  const bad = ['300.1.1.1', '1.2.3', '10.0.0.256', '::g', '[::1]', '1::2::3', 'bad_name', '-lead.example', 'trail-.example', 'a..b', 'x'.repeat(64), 'has space', 'a/b']
+  for (const host of bad) {
+    assert.throws(() => loadConfig({}, { REPLENISH_HOST: host }), {
+      name: 'ConfigError',
+      message: `REPLENISH_HOST: expected an IP address (such as 127.0.0.1 or ::1) or a host name, got ${JSON.stringify(host)}`,
+    })
+  }
+  assert.throws(() => loadConfig({ host: '300.1.1.1' }, {}), { message: /^--host: expected an IP address/ })
+})
+
+test('serve with an invalid REPLENISH_HOST exits 2 with one line naming it, without a stack', async (t) => {
+  const db = join(tempDir(t), 'r.db')
+  assert.deepEqual(await runCli(['serve'], { REPLENISH_DB: db, REPLENISH_PORT: '0', REPLENISH_HOST: '300.1.1.1' }), {
+    status: 2,
+    stdout: [],
+    stderr: ['replenish: REPLENISH_HOST: expected an IP address (such as 127.0.0.1 or ::1) or a host name, got "300.1.1.1"'],
+  })
+})
+
+/**
+ * Resolving a name is I/O that config leaves to serve's listen. The name service is replaced
+ * here (net's listen looks it up through dns.lookup), so the test needs no network and no DNS.
+ */
+function failLookup(t: TestContext, code: string): void {
+  t.mock.method(dns, 'lookup', (hostname: string, _options: unknown, callback: (err: NodeJS.ErrnoException) => void) => {
+    const err: NodeJS.ErrnoException & { hostname?: string } = new Error(`getaddrinfo ${code} ${hostname}`)
+    Object.assign(err, { code, errno: -3008, syscall: 'getaddrinfo', hostname })
+    process.nextTick(callback, err)
+  })
+}
+
+test('serve with a host name that does not resolve exits 2 with one line naming the setting, without a stack', async (t) => {
+  failLookup(t, 'ENOTFOUND')
+  const db = join(tempDir(t), 'r.db')
+  for (const [argv, env] of [[['serve'], { REPLENISH_HOST: 'no-such-host.invalid' }], [['serve', '--host', 'no-such-host.invalid'], {}]] as const) {
+    assert.deepEqual(await runCli([...argv], { REPLENISH_DB: db, REPLENISH_PORT: '0', ...env }), {
+      status: 2,
+      stdout: [],
+      stderr: ['replenish: --host / REPLENISH_HOST: no address found for this host name, got "no-such-host.invalid"'],
+    })
+  }
+})
+
+test('a DNS server that does not answer exits 1 (a restart may succeed), with one line naming the setting', async (t) => {
+  failLookup(t, 'EAI_AGAIN')
+  const db = join(tempDir(t), 'r.db')
+  assert.deepEqual(await runCli(['serve'], { REPLENISH_DB: db, REPLENISH_PORT: '0', REPLENISH_HOST: 'api.example.com' }), {
+    status: 1,
+    stdout: [],
+    stderr: ['replenish: --host / REPLENISH_HOST: the host name "api.example.com" could not be resolved now (EAI_AGAIN: DNS did not answer)'],
   })
 })

@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import net, { type AddressInfo } from 'node:net'
-import { readBody } from '../../src/http/body.ts'
+import { BodyCutOff, readBody } from '../../src/http/body.ts'
 
 /**
  * readBody takes a body that arrived with its headers straight from node:http's buffer, and
@@ -75,4 +75,33 @@ test('a declared length over the limit is refused before any byte is read; a zer
   const empty = await send(port, [head('content-length: 0\r\n')])
   assert.equal(empty.status, 200)
   assert.equal(JSON.parse(empty.body).length, 0)
+})
+
+test('a request already closed when its body is read is a BodyCutOff, not a read that never settles', { timeout: 5000 }, async (t) => {
+  let settled!: (outcome: string) => void
+  const outcome = new Promise<string>((resolve) => (settled = resolve))
+  const server = http.createServer((req) => {
+    req.destroy()
+    readBody(req, 1000).then(() => settled('read'), (err: Error) => settled(err instanceof BodyCutOff ? 'cut off' : err.name))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1')
+  socket.on('error', () => {})
+  socket.write(head('content-length: 13\r\n') + '{"a":')
+  assert.equal(await outcome, 'cut off')
+  socket.destroy()
+})
+
+test('a client that goes away mid-body makes the read fail with BodyCutOff', async (t) => {
+  let settled!: (outcome: string) => void
+  const outcome = new Promise<string>((resolve) => (settled = resolve))
+  const server = http.createServer((req) => {
+    readBody(req, 1000).then(() => settled('read'), (err: Error) => settled(err instanceof BodyCutOff ? 'cut off' : err.name))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1')
+  socket.write(head('content-length: 13\r\n') + '{"a":', () => setTimeout(() => socket.destroy(), 20))
+  assert.equal(await outcome, 'cut off')
 })
