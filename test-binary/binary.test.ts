@@ -196,6 +196,6 @@ test('a database newer than the binary is refused with both versions named (stat
   assert.deepEqual(await run(t, ['serve', '--db', 'r.db', '--port', '0'], { cwd, env }), {
     code: 3,
     stdout: '',
-    stderr: `replenish: the database schema is version 500, newer than this replenish understands (version ${schema}); run a newer replenish or restore a backup made for this version\n`,
+    stderr: `replenish: cannot use the database r.db: its schema is version 500, newer than this replenish understands (version ${schema}); run a newer replenish or restore a backup made for this version\n`,
   })
 })

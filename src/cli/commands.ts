@@ -1,13 +1,19 @@
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
+import { accessSync, constants, existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { Config } from '../config.ts'
 import { sha256 } from '../api/shared/auth.ts'
 import { newAdminToken, newApiKey } from '../admin/users.ts'
 import { SCHEMA_VERSION } from '../store/migrations.ts'
+import { backupDatabase, DatabaseOpenError, sqliteResultCode } from '../store/db.ts'
 import { openConfiguredStore } from './app.ts'
 
 export class UsageError extends Error {
   override readonly name = 'UsageError'
+}
+
+/** Writing the backup's copy failed (a full disk, say): the database itself is fine (exit 1, not 3). */
+export class BackupFailed extends Error {
+  override readonly name = 'BackupFailed'
 }
 
 type Out = (line: string) => void
@@ -20,28 +26,41 @@ export function migrateCommand(config: Config, out: Out): number {
   return 0
 }
 
-/** `replenish backup FILE`: a consistent copy, safe while `serve` is running on the same file. */
-export async function backupCommand(config: Config, target: string | undefined, out: Out): Promise<number> {
-  if (!target) throw new UsageError('backup needs a target file: replenish backup FILE')
+/**
+ * `replenish backup FILE [--force]`: a consistent copy, safe while `serve` is running on the same
+ * file. It only reads, so it opens the database without the start-up write check.
+ */
+export async function backupCommand(config: Config, target: string | undefined, force: boolean, out: Out): Promise<number> {
+  if (!target) throw new UsageError('backup needs a target file: replenish backup FILE [--force]')
   if (!existsSync(config.db)) throw new UsageError(`there is no database at ${config.db} to back up`)
   if (!existsSync(dirname(target))) throw new UsageError(`cannot write the backup: the directory ${dirname(target)} does not exist`)
   if (existsSync(target) && statSync(target).isDirectory()) throw new UsageError(`cannot write the backup: ${target} is a directory`)
+  if (!writableDirectory(dirname(target))) throw new UsageError(`cannot write the backup: this user cannot create files in the directory ${dirname(target)}`)
   if (resolve(target) === resolve(config.db)) throw new UsageError('the backup cannot be the database itself')
+  // A typo in FILE must not cost the backup that was there.
+  if (existsSync(target) && !force) throw new UsageError(`cannot write the backup: ${target} already exists; add --force to replace it`)
   // Written beside the target and renamed into place: an interrupted backup never leaves a torn
   // file under the target's name, and an older backup there is replaced only by a whole one.
   const partial = `${target}.partial-${process.pid}`
-  const store = openConfiguredStore(config)
   try {
-    await store.backup(partial)
+    await backupDatabase(config.db, partial, { synchronous: config.synchronous, createDirectory: false })
     renameSync(partial, target)
   } catch (err) {
     rmSync(partial, { force: true })
-    throw err
-  } finally {
-    store.close()
+    if (err instanceof DatabaseOpenError || sqliteResultCode(err) === undefined) throw err
+    throw new BackupFailed(`cannot write the backup ${target}: ${(err as Error).message}`, { cause: err })
   }
   out(`backup of ${config.db} written to ${target}`)
   return 0
+}
+
+function writableDirectory(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** `replenish admin-tokens create`: the token alone on the last line of stdout, so scripts can capture it. */
@@ -59,7 +78,8 @@ export async function createAdminTokenCommand(config: Config, out: Out): Promise
 }
 
 export async function createUserCommand(config: Config, email: string | undefined, out: Out): Promise<number> {
-  if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('users create needs --email ADDRESS')
+  if (email === undefined || email === '') throw new UsageError('users create needs --email ADDRESS')
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`--email: ${JSON.stringify(email)} is not a valid email address (expected NAME@DOMAIN)`)
   const store = openConfiguredStore(config)
   try {
     if (store.accounts.emailTaken(email)) throw new UsageError(`a user with email ${email} already exists`)
@@ -73,7 +93,8 @@ export async function createUserCommand(config: Config, email: string | undefine
 }
 
 export async function createKeyCommand(config: Config, userRaw: string | undefined, out: Out): Promise<number> {
-  if (!userRaw || !/^[1-9]\d*$/.test(userRaw)) throw new UsageError('keys create needs --user ID')
+  if (userRaw === undefined || userRaw === '') throw new UsageError('keys create needs --user ID')
+  if (!/^[1-9]\d*$/.test(userRaw)) throw new UsageError(`--user: ${JSON.stringify(userRaw)} is not a user id (expected a whole number from 1)`)
   const store = openConfiguredStore(config)
   try {
     const user = store.accounts.findUser(Number(userRaw))

@@ -1,18 +1,19 @@
 /**
  * argv → command → exit status. Everything a command prints goes through `io`, and the status is
  * returned, not exited with, so tests run the whole CLI in-process; only src/main.ts touches
- * `process`. Exit statuses (also in --help): 0 done, 1 failure at run time, 2 bad command, flag
- * or configuration value, 3 the database cannot be used.
+ * `process`. Exit statuses (also in --help): 0 done, 1 failure at run time (including a database
+ * that may work later: a full disk, an I/O error, a lock held elsewhere), 2 bad command, flag or
+ * configuration value (a database directory that does not exist), 3 the database cannot be used
+ * and restarting will not change that (not a database, corrupt, newer schema, not writable).
  */
 import { parseArgs } from 'node:util'
 import { ConfigError, KNOWN_VARIABLES, loadConfig, OPTIONS, parseArgsOptions } from '../config.ts'
-import { DatabaseTooNewError } from '../store/migrations.ts'
-import { DatabaseDirectoryMissing } from '../store/db.ts'
+import { DatabaseDirectoryMissing, DatabaseOpenError, isTransientSqliteError } from '../store/db.ts'
 import { serve } from './serve.ts'
-import { backupCommand, createAdminTokenCommand, createKeyCommand, createUserCommand, migrateCommand, UsageError } from './commands.ts'
+import { BackupFailed, backupCommand, createAdminTokenCommand, createKeyCommand, createUserCommand, migrateCommand, UsageError } from './commands.ts'
 import { processCommand } from './process.ts'
 import { helpText } from './help.ts'
-import { VERSION } from './version.ts'
+import { VERSION } from '../version.ts'
 
 export interface CliIo {
   readonly out: (line: string) => void
@@ -24,7 +25,7 @@ export interface CliIo {
 export const EXIT = { ok: 0, failure: 1, usage: 2, database: 3 } as const
 
 /** Flags that belong to one command; given to another they are a usage error, not silently ignored. */
-const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create' }
+const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup' }
 
 const ARG_OPTIONS = {
   ...parseArgsOptions(),
@@ -34,6 +35,7 @@ const ARG_OPTIONS = {
   'as-of': { type: 'string' },
   email: { type: 'string' },
   user: { type: 'string' },
+  force: { type: 'boolean' },
 } as const
 
 export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
@@ -75,7 +77,7 @@ async function run(argv: readonly string[], env: Readonly<Record<string, string 
       return migrateCommand(config, io.out)
     case 'backup':
       noMore(rest)
-      return backupCommand(config, sub, io.out)
+      return backupCommand(config, sub, values.force === true, io.out)
     case 'admin-tokens':
       if (sub !== 'create') throw new UsageError('usage: replenish admin-tokens create')
       noMore(rest)
@@ -107,8 +109,24 @@ function failure(e: unknown, io: CliIo): number {
     return say(`unknown flag ${flag}; try replenish --help`, EXIT.usage)
   }
   if (code?.startsWith('ERR_PARSE_ARGS') === true) return say(`${(e as Error).message}; try replenish --help`, EXIT.usage)
-  if (e instanceof DatabaseTooNewError || e instanceof DatabaseDirectoryMissing) return say(e.message, EXIT.database)
-  if (code === 'ERR_SQLITE_ERROR') return say(`the database cannot be used: ${(e as Error).message}`, EXIT.database)
+  // A missing directory is a wrong --db / REPLENISH_DB (config.ts says so first; this is a race).
+  if (e instanceof DatabaseDirectoryMissing) return say(e.message, EXIT.usage)
+  // Transient (1): systemd's Restart=on-failure retries; unusable (3): RestartPreventExitStatus.
+  if (e instanceof DatabaseOpenError) return say(e.message, e.transient ? EXIT.failure : EXIT.database)
+  if (e instanceof BackupFailed) return say(e.message, EXIT.failure)
+  if (code === 'ERR_SQLITE_ERROR') {
+    if (isTransientSqliteError(e)) return say(`the database is not available now: ${(e as Error).message}`, EXIT.failure)
+    return say(`the database cannot be used: ${(e as Error).message}`, EXIT.database)
+  }
+  // Only serve's listen resolves a name (config checks its syntax; resolving is I/O): a name
+  // that does not exist is a bad setting (2); a DNS server that did not answer may answer on a
+  // restart (1).
+  if ((code === 'ENOTFOUND' || code === 'EAI_AGAIN') && (e as NodeJS.ErrnoException).syscall === 'getaddrinfo') {
+    const host = JSON.stringify((e as { hostname?: string }).hostname ?? '?')
+    return code === 'ENOTFOUND'
+      ? say(`--host / REPLENISH_HOST: no address found for this host name, got ${host}`, EXIT.usage)
+      : say(`--host / REPLENISH_HOST: the host name ${host} could not be resolved now (EAI_AGAIN: DNS did not answer)`, EXIT.failure)
+  }
   if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
     const err = e as NodeJS.ErrnoException & { address?: string; port?: number }
     return say(`cannot listen on ${err.address ?? '?'}:${err.port ?? '?'}: ${err.code}`, EXIT.failure)

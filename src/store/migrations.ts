@@ -17,7 +17,7 @@ export class DatabaseTooNewError extends Error {
   readonly binaryVersion: number
   constructor(databaseVersion: number, binaryVersion: number) {
     super(
-      `the database schema is version ${databaseVersion}, newer than this replenish understands (version ${binaryVersion}); ` +
+      `its schema is version ${databaseVersion}, newer than this replenish understands (version ${binaryVersion}); ` +
         'run a newer replenish or restore a backup made for this version',
     )
     this.databaseVersion = databaseVersion

@@ -67,7 +67,7 @@ test('backup makes a consistent copy while serve is writing, and a server on the
   assert.equal((await request(restored.url, 'GET', '/admin/api/v1/users', { key: ADMIN_TOKEN })).body.users[0].email, 'ann@example.com')
 })
 
-test('a second backup to the same file replaces the first with a whole newer copy', async (t) => {
+test('a second backup to the same file is refused (status 2, the first kept) unless --force, which replaces it with a whole newer copy', async (t) => {
   const dir = tempDir(t)
   const db = join(dir, 'live.db')
   const copy = join(dir, 'copy.db')
@@ -77,10 +77,24 @@ test('a second backup to the same file replaces the first with a whole newer cop
   assert.equal((await subscribe(live.url, item, 0)).status, 200)
   assert.equal((await runCli(['backup', copy], { REPLENISH_DB: db })).status, 0)
   assert.equal((await subscribe(live.url, item, 1)).status, 200)
-  assert.equal((await runCli(['backup', copy], { REPLENISH_DB: db })).status, 0)
-  const raw = new DatabaseSync(copy, { readOnly: true })
-  assert.equal((raw.prepare('SELECT count(*) AS n FROM subscriptions').get() as { n: number }).n, 2)
-  raw.close()
+  const count = (): number => {
+    const raw = new DatabaseSync(copy, { readOnly: true })
+    try {
+      return (raw.prepare('SELECT count(*) AS n FROM subscriptions').get() as { n: number }).n
+    } finally {
+      raw.close()
+    }
+  }
+  // Issue 15 item 10: a backup used to overwrite whatever FILE named without a word.
+  assert.deepEqual(await runCli(['backup', copy], { REPLENISH_DB: db }), {
+    status: 2,
+    stdout: [],
+    stderr: [`replenish: cannot write the backup: ${copy} already exists; add --force to replace it`],
+  })
+  assert.equal(count(), 1)
+  assert.deepEqual(readdirSync(dir).filter((f) => f.includes('partial')), [], 'no partial file is left')
+  assert.deepEqual(await runCli(['backup', copy, '--force'], { REPLENISH_DB: db }), { status: 0, stdout: [`backup of ${db} written to ${copy}`], stderr: [] })
+  assert.equal(count(), 2)
 })
 
 test('backup refuses the database itself, a missing directory and a directory as target (status 2)', async (t) => {

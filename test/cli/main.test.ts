@@ -23,7 +23,7 @@ test('--help lists every command, flag and REPLENISH_* variable with its default
   assert.deepEqual(run.stderr, [])
   const text = run.stdout.join('\n')
   assert.ok(text.startsWith(`replenish ${PACKAGE_VERSION}:`))
-  for (const command of ['serve [--demo]', 'process [--as-of YYYY-MM-DD]', 'migrate', 'backup FILE', 'admin-tokens create', 'users create --email ADDRESS', 'keys create --user ID', 'help, --help, -h', '--version, -v']) {
+  for (const command of ['serve [--demo]', 'process [--as-of YYYY-MM-DD]', 'migrate', 'backup FILE [--force]', 'admin-tokens create', 'users create --email ADDRESS', 'keys create --user ID', 'help, --help, -h', '--version, -v']) {
     assert.match(text, new RegExp(`^  ${command.replace(/[[\]-]/g, '\\$&')} `, 'm'), command)
   }
   for (const o of OPTIONS) {
@@ -35,6 +35,10 @@ test('--help lists every command, flag and REPLENISH_* variable with its default
   for (const status of ['  0  done', '  1  failure at run time', '  2  bad command, flag or configuration value', '  3  the database cannot be used']) {
     assert.ok(text.includes(status), status)
   }
+  // Issue 15 item 10: as the code does, a missing directory is 2 and a full disk or a lock is 1.
+  const exitTable = text.slice(text.indexOf('Exit status:'))
+  assert.match(exitTable, /^ {2}1 [^]*full disk[^]*lock held by another process[^]*^ {2}2 .*directory that does not exist.*$/m)
+  assert.doesNotMatch(exitTable.slice(exitTable.indexOf('  3  ')), /directory (that )?does not exist|no directory|full|lock/)
   assert.deepEqual(await runCli(['-h']), run)
   assert.deepEqual(await runCli(['help']), run)
   assert.deepEqual(await runCli(['serve', '--help']), run)
@@ -58,9 +62,12 @@ test('a bad command, flag or value exits 2 with one line naming it, before touch
     [['users', 'create', '--user', '1'], { REPLENISH_DB: db }, 'replenish: --user is only for `replenish keys create`'],
     [['users', 'delete'], { REPLENISH_DB: db }, 'replenish: usage: replenish users create --email ADDRESS'],
     [['users', 'create'], { REPLENISH_DB: db }, 'replenish: users create needs --email ADDRESS'],
-    [['keys', 'create', '--user', 'abc'], { REPLENISH_DB: db }, 'replenish: keys create needs --user ID'],
+    [['users', 'create', '--email', 'not-an-email'], { REPLENISH_DB: db }, 'replenish: --email: "not-an-email" is not a valid email address (expected NAME@DOMAIN)'],
+    [['keys', 'create'], { REPLENISH_DB: db }, 'replenish: keys create needs --user ID'],
+    [['keys', 'create', '--user', 'abc'], { REPLENISH_DB: db }, 'replenish: --user: "abc" is not a user id (expected a whole number from 1)'],
+    [['serve', '--force'], { REPLENISH_DB: db }, 'replenish: --force is only for `replenish backup`'],
     [['admin-tokens'], { REPLENISH_DB: db }, 'replenish: usage: replenish admin-tokens create'],
-    [['backup'], { REPLENISH_DB: db }, 'replenish: backup needs a target file: replenish backup FILE'],
+    [['backup'], { REPLENISH_DB: db }, 'replenish: backup needs a target file: replenish backup FILE [--force]'],
     [['backup', join(dir, 'copy.db')], { REPLENISH_DB: db }, `replenish: there is no database at ${db} to back up`],
   ]
   for (const [argv, env, line] of cases) {
@@ -94,7 +101,7 @@ test('a database newer than the binary is refused by every command with both ver
   const raw = new DatabaseSync(db)
   raw.exec('PRAGMA user_version = 999')
   raw.close()
-  const message = `replenish: the database schema is version 999, newer than this replenish understands (version ${SCHEMA_VERSION}); run a newer replenish or restore a backup made for this version`
+  const message = `replenish: cannot use the database ${db}: its schema is version 999, newer than this replenish understands (version ${SCHEMA_VERSION}); run a newer replenish or restore a backup made for this version`
   for (const argv of [['serve'], ['migrate'], ['users', 'create', '--email', 'a@example.com'], ['admin-tokens', 'create'], ['backup', `${db}.copy`]]) {
     assert.deepEqual(await runCli(argv, { REPLENISH_DB: db, REPLENISH_PORT: '0' }), { status: 3, stdout: [], stderr: [message] }, argv.join(' '))
   }
@@ -104,13 +111,13 @@ test('a database newer than the binary is refused by every command with both ver
   after.close()
 })
 
-test('a file that is not a database is refused with status 3 and one line', async (t) => {
+test('a file that is not a database is refused with status 3 and one line naming the file', async (t) => {
   const db = join(tempDir(t), 'notes.txt')
   writeFileSync(db, 'these are not the pages you are looking for\n'.repeat(200))
   const run = await runCli(['migrate'], { REPLENISH_DB: db })
   assert.equal(run.status, 3)
   assert.deepEqual(run.stdout, [])
-  assert.deepEqual(run.stderr, ['replenish: the database cannot be used: file is not a database'])
+  assert.deepEqual(run.stderr, [`replenish: cannot use the database ${db}: it is not a SQLite database (SQLite: file is not a database)`])
 })
 
 test('admin-tokens create, users create and keys create print the new secret alone on the last line, and it works', async (t) => {
