@@ -22,6 +22,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { evictFromPageCache, hasCommand, memoryPoller, pinned, startServer } from './lib/process.mjs'
 import { INSTALL_HINT, runWrk } from './lib/wrk.mjs'
+import { benchEnv } from './lib/env.mjs'
 import { renderMarkdown, renderTable, summarize } from './lib/report.mjs'
 import { renderProfile, summarizeProfile } from './lib/profile-summary.mjs'
 import { cpuBusyShare, fsType, machine, waitQuiet } from './lib/machine.mjs'
@@ -102,19 +103,7 @@ const work = mkdtempSync(join(opts.dir ?? tmpdir(), 'replenish-bench-'))
 const dbFile = join(work, 'bench.db')
 const dataFile = join(work, 'keys.txt')
 const profileDir = join(work, 'profile')
-// The caller's own REPLENISH_* settings (a REPLENISH_TODAY, a rate limit) must not leak in.
-const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('REPLENISH_')))
-const env = {
-  ...inherited,
-  REPLENISH_DB: dbFile,
-  REPLENISH_HOST: '127.0.0.1',
-  REPLENISH_PORT: '0',
-  REPLENISH_LOG: 'off',
-  REPLENISH_RATE_LIMIT: '0',
-  REPLENISH_AUTH_FAILURE_LIMIT: '0',
-  REPLENISH_PROCESS_EVERY: '0',
-  REPLENISH_SYNCHRONOUS: 'FULL',
-}
+const env = benchEnv(dbFile)
 
 const started = []
 let exitCode = 0

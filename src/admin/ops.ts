@@ -3,6 +3,7 @@ import type { RequestMetrics } from '../http/metrics.ts'
 import type { Route } from '../http/types.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
+import { processMetricsLines } from './process-metrics.ts'
 
 /** Extra lines for /metrics from other parts of the service (processing adds installment gauges). */
 export type MetricsSource = () => string
@@ -14,14 +15,12 @@ export function opsRoutes(app: App, metrics: RequestMetrics, sources: readonly M
     ['GET', '/readyz', () => {
       let problem: string | undefined
       try {
-        const stopped = app.store.writeFailure()
-        problem = stopped
-          ? `writes are stopped until a restart: ${stopped.message}`
-          : app.store.ping() ? readiness() : 'database did not answer'
+        // Writes failing (a lock held elsewhere, a full disk, a failed WAL sync) first (C12).
+        problem = app.store.writeProblem() ?? (app.store.ping() ? readiness() : 'database did not answer')
       } catch {
         problem = 'database did not answer'
       }
-      if (problem) throw new HttpError(503, { status: 'unavailable', error: problem })
+      if (problem) throw new HttpError(503, { status: 'not ready', reason: problem })
       return { status: 200, body: { status: 'ready' } }
     }],
     ['GET', '/metrics', (ctx) => {
@@ -29,6 +28,7 @@ export function opsRoutes(app: App, metrics: RequestMetrics, sources: readonly M
       const mem = process.memoryUsage()
       const lines = [
         metrics.render().trimEnd(),
+        ...processMetricsLines(),
         '# HELP replenish_process_resident_memory_bytes Resident set size.',
         '# TYPE replenish_process_resident_memory_bytes gauge',
         `replenish_process_resident_memory_bytes ${mem.rss}`,

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts'
 import { serviceClock } from '../clock.ts'
 import { isDate } from '../domain/dates.ts'
-import { runProcessor, type Progress } from '../processing/processor.ts'
+import { runProcessor, type Progress, type RunSummary } from '../processing/processor.ts'
 import { openConfiguredStore } from './app.ts'
 import { UsageError } from './commands.ts'
 
@@ -27,33 +27,50 @@ export async function processCommand(config: Config, asOf: string | undefined, i
       onWait: (holder) => io.err(`replenish: another processor is running (${holder}); waiting for it to finish`),
       onProgress: progressPrinter(io.err),
     })
-    io.out(
-      `processed ${s.processed} subscriptions as of ${s.asOf} in ${(s.elapsedMs / 1000).toFixed(1)} s: ` +
-        `${s.installments} installments, ${s.ended} ended, ${s.canceled} canceled, ${s.resumed} resumed; ` +
-        `${s.retriesDue} retries due, ${s.abandoned} abandoned`,
-    )
+    io.out(formatSummary(s))
   } finally {
     store.close()
   }
   return 0
 }
 
-/** `processing 12000/1000000 (1.2%), 40312/s, ETA 24 s`: the first batch at once, then once a second, then the last. */
+/**
+ * `examined 12000/1000000 due (1.2%), 40312/s, ETA 24 s`: the first unit at once, then at most
+ * once a second, then the walk's last report, once. The walk may look at its last rows before it
+ * knows it is done (walking by id, the rest of the ids hold none): only `done` ends it.
+ */
 export function progressPrinter(err: (line: string) => void): (p: Progress) => void {
   let lastAt = Number.NEGATIVE_INFINITY
   return (p) => {
-    const done = p.examined >= p.total
-    if (!done && p.elapsedMs - lastAt < PROGRESS_EVERY_MS) return
+    if (!p.done && p.elapsedMs - lastAt < PROGRESS_EVERY_MS) return
     lastAt = p.elapsedMs
     err(formatProgress(p))
   }
 }
 
+/** Progress counts due subscriptions looked at; the summary counts what was done to them. */
 export function formatProgress(p: Progress): string {
   const seconds = p.elapsedMs / 1000
   const rate = seconds > 0 ? p.examined / seconds : 0
   const percent = p.total > 0 ? Math.min(100, (p.examined / p.total) * 100) : 100
   const left = Math.max(0, p.total - p.examined)
   const eta = left === 0 ? '0 s' : rate > 0 ? `${Math.ceil(left / rate)} s` : 'unknown'
-  return `processing ${p.examined}/${p.total} (${percent.toFixed(1)}%), ${Math.round(rate)}/s, ETA ${eta}`
+  return `examined ${p.examined}/${p.total} due (${percent.toFixed(1)}%), ${Math.round(rate)}/s, ETA ${eta}`
+}
+
+/**
+ * `processed 1 subscription as of 2026-01-20 in 0.0 s (examined 2 due): 1 installment made, …`.
+ * Processed: acted on (an installment made, ended, canceled or resumed); a due subscription with
+ * nothing to deliver is examined and left as it is.
+ */
+export function formatSummary(s: RunSummary): string {
+  return (
+    `processed ${plural(s.processed, 'subscription')} as of ${s.asOf} in ${(s.elapsedMs / 1000).toFixed(1)} s (examined ${s.examined} due): ` +
+    `${plural(s.installments, 'installment')} made, ${s.ended} ended, ${s.canceled} canceled, ${s.resumed} resumed; ` +
+    `${s.retriesDue} ${s.retriesDue === 1 ? 'retry' : 'retries'} due, ${s.abandoned} abandoned`
+  )
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
 }

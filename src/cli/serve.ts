@@ -14,6 +14,8 @@ export interface ServeIo {
 }
 
 const SHUTDOWN_GRACE_MS = 10_000
+/** A heartbeat write after this long without one, so /readyz sees writes fail within seconds (C12). */
+const HEARTBEAT_IDLE_MS = 2_000
 
 /** `replenish serve`: open and migrate the database, listen, log each request, drain on a signal. */
 export async function serve(config: Config, options: { demo: boolean }, io: ServeIo): Promise<number> {
@@ -47,6 +49,7 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
     throw err
   })
   io.out(`replenish listening on ${server.url}`)
+  store.startHeartbeat(HEARTBEAT_IDLE_MS)
   if (options.demo) for (const line of await seedDemo(store, server.url)) io.err(line)
   processing.start()
 

@@ -23,24 +23,25 @@ const INDEX_WALK_MAX_BATCHES = 10
 const ID_WINDOW_BATCHES = 8
 
 export interface DueWalk {
-  next(): DueRow[]
+  /** The next due rows, at most `limit` (a unit's share: pacing.ts). */
+  next(limit: number): DueRow[]
   done: boolean
   /** Through the date index (few due), not by id. */
   readonly byIndex: boolean
 }
 
-/** The due subscriptions, a batch at a time, each seen once. */
+/** The due subscriptions, a unit's share at a time, each seen once; `batch` is the largest share. */
 export function dueWalk(store: Store, today: string, total: number, batch: number): DueWalk {
   if (total <= INDEX_WALK_MAX_BATCHES * batch) {
     let cursor = { date: '', id: 0 }
     return {
       done: false,
       byIndex: true,
-      next() {
-        const rows = store.installments.dueByDate(today, cursor.date, cursor.id, batch)
+      next(limit) {
+        const rows = store.installments.dueByDate(today, cursor.date, cursor.id, limit)
         const last = rows[rows.length - 1]
         if (last) cursor = { date: last.due_floor ?? '', id: last.id }
-        if (rows.length < batch) this.done = true
+        if (rows.length < limit) this.done = true
         return rows
       },
     }
@@ -50,11 +51,11 @@ export function dueWalk(store: Store, today: string, total: number, batch: numbe
   return {
     done: false,
     byIndex: false,
-    next() {
-      const upto = Math.min(max, after + ID_WINDOW_BATCHES * batch)
-      const rows = store.installments.dueById(today, after, upto, batch)
+    next(limit) {
+      const upto = Math.min(max, after + ID_WINDOW_BATCHES * limit)
+      const rows = store.installments.dueById(today, after, upto, limit)
       const last = rows[rows.length - 1]
-      after = rows.length === batch && last ? last.id : upto
+      after = rows.length === limit && last ? last.id : upto
       if (after >= max) this.done = true
       return rows
     },

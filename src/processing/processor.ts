@@ -4,6 +4,7 @@ import type { Store } from '../store/store.ts'
 import { applyChange, dueWalk, processBatch, type Counts } from './batch.ts'
 import { retryDue } from './installment-actions.ts'
 import { acquireLease, newHolder, releaseLease, renewLease } from './lease.ts'
+import { LockSharing, RowBudget } from './pacing.ts'
 
 /**
  * One processor run (C9): every due subscription, then subscriptions whose end date passed,
@@ -29,12 +30,16 @@ export interface Progress {
   readonly examined: number
   readonly total: number
   readonly elapsedMs: number
+  /** The walk through the due subscriptions has ended: this is its last report. */
+  readonly done: boolean
 }
 
 export interface RunSummary {
   /** False when another processor held the lease and we did not wait. */
   readonly ran: boolean
   readonly asOf: string
+  /** Due subscriptions looked at (some have nothing to deliver and are left as they are). */
+  readonly examined: number
   /** Subscriptions acted on: an installment made, ended, canceled or resumed. */
   readonly processed: number
   readonly installments: number
@@ -47,7 +52,10 @@ export interface RunSummary {
   readonly elapsedMs: number
 }
 
-/** Two thousand per transaction: measured best for a million (fewer commits) at a flat ~120 MB. */
+/**
+ * Two thousand per transaction at most: measured best for a million (fewer commits) at a flat
+ * ~120 MB. Fewer while another process writes to the file (pacing.ts).
+ */
 export const DEFAULT_BATCH = 2000
 /** WAL pages between checkpoints during a run (128 MB): each page goes to the database once, not once per batch. */
 const RUN_CHECKPOINT_PAGES = 32_000
@@ -58,7 +66,8 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
   const nowIso = options.clock.now().toISOString()
   const batch = options.batchSize ?? DEFAULT_BATCH
   const counts: Counts = { processed: 0, installments: 0, ended: 0, canceled: 0, resumed: 0, retriesDue: 0, abandoned: 0 }
-  const summary = (ran: boolean, completed: boolean): RunSummary => ({ ran, asOf: today, ...counts, completed, elapsedMs: performance.now() - started })
+  let examined = 0
+  const summary = (ran: boolean, completed: boolean): RunSummary => ({ ran, asOf: today, examined, ...counts, completed, elapsedMs: performance.now() - started })
   const holder = newHolder()
   if (!(await acquireLease(store, holder, { wait: options.waitForLease ?? false, signal: options.signal, onWait: options.onWait }))) {
     return summary(false, false)
@@ -70,33 +79,44 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
 
     const total = store.installments.countDue(today)
     const walk = dueWalk(store, today, total, batch)
+    // Each phase sizes its units by its own rows' cost; all leave the lock free between units
+    // while another process writes (pacing.ts).
+    const sharing = new LockSharing(() => store.dataVersion())
     // Floors that skips left behind and that have come due are lifted first, in batches, so that
     // the walk through the index and every later /readyz step over none of them. Each batch reads
     // at most the due rows (few, or the walk would go by id) besides the floors it lifts; a run
     // that walks by id does not need it, and the next run lifts them.
-    for (let n = walk.byIndex ? batch : 0; n === batch && !stopped(); ) {
-      n = await store.write(() => {
+    const lifts = new RowBudget(sharing, batch)
+    for (let full = walk.byIndex; full && !stopped(); await sharing.pause()) {
+      full = await store.write(() => {
+        const limit = lifts.begin()
         renewLease(store, holder)
-        return store.installments.liftDueFloors(today, batch)
+        const n = store.installments.liftDueFloors(today, limit)
+        lifts.end(n)
+        return n === limit
       })
     }
-    let examined = 0
-    for (let more = true; more && !stopped(); ) {
+    const due = new RowBudget(sharing, batch)
+    for (let more = true; more && !stopped(); await sharing.pause()) {
       more = await store.write(() => {
+        const limit = due.begin()
         renewLease(store, holder)
-        const rows = walk.next()
+        const rows = walk.next(limit)
         processBatch(store, rows, today, new Date().toISOString(), counts)
         examined += rows.length
+        due.end(rows.length)
         return !walk.done
       })
-      options.onProgress?.({ examined, total, elapsedMs: performance.now() - started })
+      options.onProgress?.({ examined, total, elapsedMs: performance.now() - started, done: !more })
     }
 
     let cursor = { date: '', id: 0 }
-    for (let n = batch; n === batch && !stopped(); ) {
-      n = await store.write(() => {
+    const ending = new RowBudget(sharing, batch)
+    for (let full = true; full && !stopped(); await sharing.pause()) {
+      full = await store.write(() => {
+        const limit = ending.begin()
         renewLease(store, holder)
-        const subs = store.installments.endingBatch(today, cursor.date, cursor.id, batch)
+        const subs = store.installments.endingBatch(today, cursor.date, cursor.id, limit)
         for (const sub of subs) {
           const d = decideEnded(sub, today)
           if (d.kind === 'wait') continue
@@ -105,22 +125,26 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
         }
         const last = subs[subs.length - 1]
         if (last) cursor = { date: last.end_date ?? '', id: last.id }
-        return subs.length
+        ending.end(subs.length)
+        return subs.length === limit
       })
     }
 
     // Retries last, after cancellations have abandoned theirs. Each leaves the retrying state, so
     // the next batch starts from the top again.
-    for (let n = batch; n === batch && !stopped(); ) {
-      n = await store.write(() => {
+    const retries = new RowBudget(sharing, batch)
+    for (let full = true; full && !stopped(); await sharing.pause()) {
+      full = await store.write(() => {
+        const limit = retries.begin()
         renewLease(store, holder)
-        const due = store.installments.retriesDue(nowIso, batch)
+        const due = store.installments.retriesDue(nowIso, limit)
         const at = new Date().toISOString()
         for (const inst of due) {
           if (retryDue(store, inst, store.subscriptions.find(inst.subscription_id), at) === 'due') counts.retriesDue++
           else counts.abandoned++
         }
-        return due.length
+        retries.end(due.length)
+        return due.length === limit
       })
     }
 

@@ -1,6 +1,8 @@
 import { backup as sqliteBackup, type DatabaseSync } from 'node:sqlite'
 import { WAL_AUTOCHECKPOINT_PAGES, openDatabase } from './db.ts'
 import { Writer } from './writer.ts'
+import { LOCKED_ELSEWHERE, describeWriteFailure } from './write-failure.ts'
+import { startHeartbeat, type Heartbeat } from './heartbeat.ts'
 import { WalSync } from './wal-sync.ts'
 import { BodyCache } from './body-cache.ts'
 import { Checkpointer } from './checkpointer.ts'
@@ -32,7 +34,16 @@ export interface StoreOptions {
   readonly checkpointThreadSource?: string
   /** Test hook: replaces the fdatasync of the WAL (to hold it, or to fail it). */
   readonly syncWal?: (fd: number, done: (err: Error | null) => void) => void
+  /** How long a write waits for a lock another process holds before it fails (writer.ts; 5 s). */
+  readonly lockTimeoutMs?: number
 }
+
+/**
+ * A write that has waited this long for a lock held elsewhere makes /readyz not ready, before
+ * it fails (at 5 s): every write waits as long, and a `process` run beside `serve` holds the lock
+ * for milliseconds at a time.
+ */
+export const LOCK_WAIT_NOT_READY_MS = 1_000
 
 /**
  * Everything the handlers and the processor know of storage. Reads are direct; every change
@@ -40,6 +51,9 @@ export interface StoreOptions {
  */
 export function openStore(file: string, options: StoreOptions) {
   const db = openDatabase(file, options)
+  // From here on SQLite never waits for a lock (its busy handler would sleep on the event loop):
+  // the writer waits for the write lock on a timer instead (writer.ts), and WAL readers do not wait.
+  db.exec('PRAGMA busy_timeout = 0')
   const walSync = durableOffLoop(db, file, options)
   const bodies = new BodyCache(db, options.readCacheBytes ?? DEFAULT_READ_CACHE_BYTES)
   const checkpointer = walSync && options.backgroundCheckpoints
@@ -63,8 +77,15 @@ export function openStore(file: string, options: StoreOptions) {
     onRollback: () => bodies.invalidateAll(),
     ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}),
     ...(walSync ? { walSync } : {}),
+    ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
   })
   const ping = db.prepare('SELECT 1 AS ok')
+  const dataVersion = db.prepare('PRAGMA data_version')
+  // One row in `leases` (no migration needed; no lease is called that), rewritten in place.
+  const beat = db.prepare(`INSERT INTO leases (name, holder, expires_at) VALUES ('heartbeat', ?, ?)
+    ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at`)
+  const beatHolder = `${process.pid}`
+  let heartbeat: Heartbeat | undefined
   return {
     accounts: accountsStore(db),
     catalog: catalogStore(db),
@@ -85,9 +106,31 @@ export function openStore(file: string, options: StoreOptions) {
     keptLineItemsSize(): number {
       return bodies.lineItemsSize
     },
-    /** The failed WAL sync that stopped every write until a restart (wal-sync.ts), if any. */
-    writeFailure(): Error | undefined {
-      return writer.failure
+    /**
+     * Why writes fail now, in words for /readyz (C12), or undefined: a failed WAL sync (until a
+     * restart), a write waiting for a lock held elsewhere, or the last attempt's failure (a full
+     * disk, a read-only file…) until a write succeeds again.
+     */
+    writeProblem(): string | undefined {
+      if (writer.failure) return `writes are stopped until a restart: ${writer.failure.message}`
+      const since = writer.waitingSince
+      if (since !== undefined && performance.now() - since >= LOCK_WAIT_NOT_READY_MS) return LOCKED_ELSEWHERE
+      const last = writer.lastOutcome.error
+      return last === undefined ? undefined : describeWriteFailure(last)
+    },
+    /**
+     * Writes one tiny row whenever no write has been tried for `idleMs` (serve), so that /readyz
+     * learns that writes fail even when no client writes. Stopped by close().
+     */
+    startHeartbeat(idleMs: number): void {
+      heartbeat ??= startHeartbeat(idleMs, {
+        idleFor: () => (writer.idle ? performance.now() - writer.lastOutcome.at : 0),
+        beat: () => writer.write(() => void beat.run(beatHolder, Date.now())),
+      })
+    },
+    /** Changes whenever another connection commits (SQLite's `PRAGMA data_version`). */
+    dataVersion(): number {
+      return (dataVersion.get() as { data_version: number }).data_version
     },
     /** The database answers, and no failed WAL sync has stopped the writes. */
     ping(): boolean {
@@ -112,6 +155,8 @@ export function openStore(file: string, options: StoreOptions) {
       await checkpointer?.stop()
     },
     close(): void {
+      heartbeat?.stop()
+      writer.abandonQueued(new Error('the database was closed before this write could run'))
       writer.flush(true)
       checkpointer?.terminate()
       if (db.isOpen) db.close()

@@ -77,7 +77,7 @@ export class WalSync {
     this.running = true
     this.syncFile(fd, (err) => {
       this.running = false
-      const failure = err ? new DurabilityLost(`fdatasync of the WAL failed: ${err.message}`) : null
+      const failure = err ? new DurabilityLost(`fdatasync of the WAL failed: ${err.message}`, { cause: err }) : null
       for (const done of batch) done(failure)
       if (this.waiting.length > 0) this.start()
       else if (this.closing) this.close()

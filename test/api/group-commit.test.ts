@@ -267,7 +267,7 @@ test('no answer leaves before the WAL sync that makes its batch durable; a faile
   assert.equal(server.store.subscriptions.find(customers[0]!.subscriptionId)?.skip_count, 0, 'the refused write never ran')
   const ready = await server.request('GET', '/readyz')
   assert.equal(ready.status, 503)
-  assert.deepEqual(ready.body, { status: 'unavailable', error: 'writes are stopped until a restart: fdatasync of the WAL failed: EIO: i/o error, fdatasync' })
+  assert.deepEqual(ready.body, { status: 'not ready', reason: 'writes are stopped until a restart: fdatasync of the WAL failed: EIO: i/o error, fdatasync' })
   // Reads still work.
   const read = await server.request('GET', `/api/v1/subscriptions/${customers[1]!.subscriptionId}`, { key: customers[1]!.key })
   assert.equal(read.status, 200)

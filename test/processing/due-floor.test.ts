@@ -132,7 +132,7 @@ test('a run whose walk steps over floors that trail their dates processes exactl
   // The walk itself, before any floor is lifted: its cursor is (floor, id), not (date, id).
   const walk = dueWalk(store, day, 40, 7)
   const walked: string[] = []
-  while (!walk.done) walked.push(...walk.next().map((r) => `${r.id}:${r.actionable_date}`))
+  while (!walk.done) walked.push(...walk.next(7).map((r) => `${r.id}:${r.actionable_date}`))
   assert.deepEqual(walked.sort((a, b) => parseInt(a) - parseInt(b)), expected)
   const run = await runProcessor(store, { clock: serviceClock('UTC', day), batchSize: 7 })
   assert.deepEqual([run.completed, run.installments], [true, 40])

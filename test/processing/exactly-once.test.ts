@@ -104,7 +104,7 @@ test('kill -9 in the middle of `replenish process`, then a rerun: exactly one in
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()
       // The first batch is committed and reported: the run is under way. Kill it there.
-      if (/processing \d+\/40000/.test(stderr)) {
+      if (/examined \d+\/40000 due/.test(stderr)) {
         child.kill('SIGKILL')
         resolve()
       }

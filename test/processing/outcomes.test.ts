@@ -82,7 +82,7 @@ test('a failure: retrying, retry_at = service now + the reprocessing interval, f
     assert.equal((await admin(server, 'GET', `/installments/${installmentId}`)).body.state, 'retrying')
   }
   const run = await processAsOf(server, '2026-01-16')
-  assert.match(run.out.at(-1) ?? '', /1 retries due, 0 abandoned$/)
+  assert.match(run.out.at(-1) ?? '', /1 retry due, 0 abandoned$/)
   const due = (await admin(server, 'GET', `/installments/${installmentId}`)).body
   assert.deepEqual([due.state, due.retry_at], ['pending', null])
   assert.equal((await show()).processing_state, 'pending')
@@ -214,7 +214,7 @@ test('a pending cancellation completed by the processor ends older open deliveri
   assert.equal(pending.body.state, 'pending_cancellation')
   assert.equal(installmentsOf(server.store, sub.id)[0]?.state, 'retrying', 'not canceled yet: its retries go on')
   const run = await processAsOf(server, '2026-02-15')
-  assert.match(run.out.at(-1) ?? '', /^processed 1 subscriptions .*: 1 installments, 0 ended, 1 canceled, 0 resumed; 0 retries due, 1 abandoned$/)
+  assert.match(run.out.at(-1) ?? '', /^processed 1 subscription .*: 1 installment made, 0 ended, 1 canceled, 0 resumed; 0 retries due, 1 abandoned$/)
   assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => [i.due_date, i.state]), [['2026-01-15', 'abandoned'], ['2026-02-15', 'pending']])
   const after = await show()
   assert.deepEqual([after.state, after.processing_state], ['canceled', 'pending'])

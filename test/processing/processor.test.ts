@@ -64,7 +64,7 @@ test('running twice on the same day makes nothing twice', async (t) => {
   const { server, make } = await setup(t)
   const sub = await make({ actionable_date: '2026-01-20' })
   const first = await processAsOf(server, '2026-01-20')
-  assert.match(first.out.at(-1) ?? '', /^processed 1 subscriptions as of 2026-01-20 in \d+\.\d s: 1 installments, 0 ended, 0 canceled, 0 resumed; 0 retries due, 0 abandoned$/)
+  assert.match(first.out.at(-1) ?? '', /^processed 1 subscription as of 2026-01-20 in \d+\.\d s \(examined 1 due\): 1 installment made, 0 ended, 0 canceled, 0 resumed; 0 retries due, 0 abandoned$/)
   const before = server.store.events.countOfSubscription(sub.id)
   const second = await processAsOf(server, '2026-01-20')
   assert.match(second.out.at(-1) ?? '', /^processed 0 subscriptions as of 2026-01-20 /)
@@ -216,12 +216,12 @@ test('time zones: due "today" in Pacific/Auckland is processed once it is that d
   assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.due_date), ['2026-03-15'])
 })
 
-test('progress goes to stderr as processed/total, rate and ETA', async (t) => {
+test('progress goes to stderr as examined/total due, rate and ETA', async (t) => {
   const { server, make } = await setup(t)
   await make({ actionable_date: '2026-01-20' })
   await make({ actionable_date: '2026-01-21' })
   const run = await processAsOf(server, '2026-01-31')
   assert.equal(run.err.length >= 1, true)
-  for (const line of run.err) assert.match(line, /^processing \d+\/2 \(\d+\.\d%\), \d+\/s, ETA (\d+ s|unknown)$/)
-  assert.match(run.err.at(-1) ?? '', /^processing 2\/2 \(100\.0%\), \d+\/s, ETA 0 s$/)
+  for (const line of run.err) assert.match(line, /^examined \d+\/2 due \(\d+\.\d%\), \d+\/s, ETA (\d+ s|unknown)$/)
+  assert.match(run.err.at(-1) ?? '', /^examined 2\/2 due \(100\.0%\), \d+\/s, ETA 0 s$/)
 })
