@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
 import type { TestContext } from 'node:test'
-import { SCHEMA_VERSION } from '../src/store/migrations.ts'
+import { SCHEMA_VERSION } from '../src/store/sqlite/migrations.ts'
 import { spawnProcess, tempDir } from '../test/cli/harness.ts'
 
 const BINARY = fileURLToPath(new URL('../dist/replenish', import.meta.url))

@@ -1,7 +1,6 @@
 import { notFound } from '../http/http-error.ts'
-import type { Ctx } from '../http/types.ts'
 import { readId } from '../domain/field-errors.ts'
-import { renderInstallment, type Installment } from '../domain/installment.ts'
+import { renderInstallment } from '../domain/installment.ts'
 import { readOutcome } from '../domain/outcome.ts'
 import { cancel } from '../domain/lifecycle.ts'
 import type { App } from '../api/shared/app.ts'
@@ -9,52 +8,49 @@ import { authenticateAdmin } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { cursorBody, parseId, readCursor, rootObject } from '../api/shared/params.ts'
 import { applyTransition } from '../api/shared/subscription-actions.ts'
+import { changeFound } from './change-found.ts'
 import { presentInstallment, recordOutcome } from '../processing/installment-actions.ts'
 
-function findInstallment(app: App, ctx: Ctx): Installment {
-  authenticateAdmin(app, ctx)
-  const inst = app.store.installments.find(parseId(ctx.params['id']))
-  if (!inst) throw notFound()
-  return inst
-}
-
 /** GET /installments?state=&subscription_id=&after=&limit=: keyset pages in id order (C11). */
-export const listInstallments = (app: App): ApiHandler => (ctx) => {
-  authenticateAdmin(app, ctx)
+export const listInstallments = (app: App): ApiHandler => async (ctx) => {
+  await authenticateAdmin(app, ctx)
   const { after, limit } = readCursor(ctx.query)
   const q = ctx.query
   const subscription = q.get('subscription_id')
-  const rows = app.store.installments.adminList({
+  const rows = await app.store.installments.adminList({
     after,
     limit: limit + 1,
     state: q.get('state') || undefined,
     // An id that is not one matches nothing, as an unknown state does.
     subscriptionId: subscription === null || subscription === '' ? undefined : (readId(subscription) ?? -1),
   })
-  const attempts = app.store.installments.attemptsOf(rows.slice(0, limit).map((i) => i.id))
+  const attempts = await app.store.installments.attemptsOf(rows.slice(0, limit).map((i) => i.id))
   return ok(cursorBody('installments', rows, limit, (i) => renderInstallment(i, attempts.get(i.id) ?? [])))
 }
 
-export const showInstallment = (app: App): ApiHandler => (ctx) => ok(presentInstallment(app.store, findInstallment(app, ctx)))
+export const showInstallment = (app: App): ApiHandler => async (ctx) => {
+  await authenticateAdmin(app, ctx)
+  const inst = await app.store.installments.find(parseId(ctx.params['id']))
+  if (!inst) throw notFound()
+  return ok(await presentInstallment(app.store, inst))
+}
 
 /**
- * POST /installments/:id/outcome (C9, C11): authenticate → find (404) → validate (422) → act.
- * When the reprocessing window has run out, the subscription is canceled through the ordinary
- * cancel transition, in the same unit, so its other open installments are abandoned too.
+ * POST /installments/:id/outcome (C9, C11): authenticate → find (404) → validate (422) → act, the
+ * find and the act in one unit. When the reprocessing window has run out, the subscription is
+ * canceled through the ordinary cancel transition, in the same unit, so its other open
+ * installments are abandoned too.
  */
-export const recordInstallmentOutcome = (app: App): ApiHandler => (ctx, call) => {
-  const found = findInstallment(app, ctx)
-  const input = readOutcome(rootObject(ctx, 'outcome'))
-  return call.commit(() => {
-    const inst = app.store.installments.find(found.id) ?? found
-    const sub = app.store.subscriptions.find(inst.subscription_id)
+export const recordInstallmentOutcome = (app: App): ApiHandler =>
+  changeFound(app, (tx, id) => tx.installments.find(id), async (tx, inst, ctx) => {
+    const input = readOutcome(rootObject(ctx, 'outcome'))
+    const sub = await tx.subscriptions.lock(inst.subscription_id)
     if (!sub) throw notFound()
-    const { cancelSubscription } = recordOutcome(app.store, inst, sub, input, {
+    const { cancelSubscription } = await recordOutcome(tx, inst, sub, input, {
       now: app.clock.now(),
       reprocessingIntervalHours: app.config.reprocessingIntervalHours,
       maxReprocessingDays: app.config.maxReprocessingDays,
     })
-    if (cancelSubscription) applyTransition(app, sub, cancel(sub, app.clock.today(), 0))
-    return ok(presentInstallment(app.store, app.store.installments.find(inst.id) ?? inst))
+    if (cancelSubscription) await applyTransition(tx, sub, cancel(sub, app.clock.today(), 0))
+    return ok(await presentInstallment(tx, (await tx.installments.find(inst.id)) ?? inst))
   })
-}

@@ -1,5 +1,5 @@
-import { notFound } from '../http/http-error.ts'
 import type { Ctx } from '../http/types.ts'
+import { notFound } from '../http/http-error.ts'
 import { readId } from '../domain/field-errors.ts'
 import { isDate } from '../domain/dates.ts'
 import { activate, cancel, pause, resume, skip, type Transition } from '../domain/lifecycle.ts'
@@ -10,21 +10,15 @@ import { authenticateAdmin } from '../api/shared/auth.ts'
 import { ok, okJson, type ApiHandler } from '../api/shared/endpoint.ts'
 import { cursorBody, optionalRoot, parseId, readCursor } from '../api/shared/params.ts'
 import { applyTransition } from '../api/shared/subscription-actions.ts'
+import { changeFound } from './change-found.ts'
 
-function findSubscription(app: App, ctx: Ctx): Subscription {
-  authenticateAdmin(app, ctx)
-  const sub = app.store.subscriptions.find(parseId(ctx.params['id']))
-  if (!sub) throw notFound()
-  return sub
-}
-
-export const listSubscriptions = (app: App): ApiHandler => (ctx) => {
-  authenticateAdmin(app, ctx)
+export const listSubscriptions = (app: App): ApiHandler => async (ctx) => {
+  await authenticateAdmin(app, ctx)
   const { after, limit } = readCursor(ctx.query)
   const q = ctx.query
   const userParam = q.get('user_id')
   const before = q.get('actionable_before')
-  const subs = app.store.subscriptions.adminList({
+  const subs = await app.store.subscriptions.adminList({
     after,
     limit: limit + 1,
     state: q.get('state') || undefined,
@@ -32,24 +26,24 @@ export const listSubscriptions = (app: App): ApiHandler => (ctx) => {
     actionableBefore: before !== null && isDate(before) ? before : undefined,
   })
   const shown = subs.slice(0, limit)
-  const items = app.store.subscriptions.lineItemsOfMany(shown.map((s) => s.id))
+  const items = await app.store.subscriptions.lineItemsOfMany(shown.map((s) => s.id))
   return ok(cursorBody('subscriptions', subs, limit, (s) => renderSubscription(s, items.get(s.id) ?? [])))
 }
 
 /** The same body as the customer's GET (C3), from the same cache. */
-export const showSubscription = (app: App): ApiHandler => (ctx) => {
-  authenticateAdmin(app, ctx)
-  const found = app.store.subscriptions.findJson(parseId(ctx.params['id']))
+export const showSubscription = (app: App): ApiHandler => async (ctx) => {
+  await authenticateAdmin(app, ctx)
+  const found = await app.store.subscriptions.findJson(parseId(ctx.params['id']))
   if (!found) throw notFound()
   return okJson(found.body)
 }
 
-/** The shop acts as C8 says, without the customer's skip limits or cancellation notice (C11). */
+/**
+ * The shop acts as C8 says, without the customer's skip limits or cancellation notice (C11): the
+ * subscription is found and held (`lock`) inside the unit; any owner's, the shop owns them all.
+ */
 function transitionRoute(app: App, decide: (sub: Subscription, ctx: Ctx) => Transition | null): ApiHandler {
-  return (ctx, call) => {
-    const sub = findSubscription(app, ctx)
-    return call.commit(() => okJson(applyTransition(app, sub, decide(sub, ctx))))
-  }
+  return changeFound(app, (tx, id) => tx.subscriptions.lock(id), async (tx, sub, ctx) => okJson(await applyTransition(tx, sub, decide(sub, ctx))))
 }
 const dateParam = (ctx: Ctx): unknown => optionalRoot(ctx, 'subscription')['actionable_date']
 const NO_LIMITS = { maxSuccessiveSkips: undefined, maxTotalSkips: undefined }
@@ -61,9 +55,9 @@ export const resumeSubscription = (app: App): ApiHandler => transitionRoute(app,
 export const activateSubscription = (app: App): ApiHandler => transitionRoute(app, (s) => activate(s, app.clock.today()))
 
 /** GET /events?after=&limit=&type=: the cursor feed for shops that poll (C10). */
-export const eventFeed = (app: App): ApiHandler => (ctx) => {
-  authenticateAdmin(app, ctx)
+export const eventFeed = (app: App): ApiHandler => async (ctx) => {
+  await authenticateAdmin(app, ctx)
   const { after, limit } = readCursor(ctx.query)
   const type = ctx.query.get('type') || undefined
-  return ok(cursorBody('events', app.store.events.feed(after, limit + 1, type), limit, (e) => e))
+  return ok(cursorBody('events', await app.store.events.feed(after, limit + 1, type), limit, (e) => e))
 }

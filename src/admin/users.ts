@@ -5,7 +5,8 @@ import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin, sha256 } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { cursorBody, parseId, readCursor, rootObject } from '../api/shared/params.ts'
-import type { ApiKeyRecord } from '../store/accounts-store.ts'
+import type { ApiKeyRecord } from '../store/api.ts'
+import { changeFound } from './change-found.ts'
 import { check, optionalString, requiredString } from './input.ts'
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/
@@ -20,29 +21,29 @@ export function newAdminToken(): string {
   return `rpladm_${randomBytes(32).toString('base64url')}`
 }
 
-export const createUser = (app: App): ApiHandler => (ctx, call) => {
-  authenticateAdmin(app, ctx)
+export const createUser = (app: App): ApiHandler => async (ctx, call) => {
+  await authenticateAdmin(app, ctx)
   const attrs = rootObject(ctx, 'user')
-  return call.commit(() => {
+  return call.commit(async (tx) => {
     const errors = new FieldErrors()
     const email = requiredString(attrs, 'email', errors)
     if (email !== undefined && !EMAIL.test(email)) errors.add('email', 'invalid')
-    else if (email !== undefined && app.store.accounts.emailTaken(email)) errors.add('email', 'taken')
+    else if (email !== undefined && (await tx.accounts.emailTaken(email))) errors.add('email', 'taken')
     const externalId = optionalString(attrs, 'external_id', errors)
     check(errors)
-    return ok(app.store.accounts.createUser(email as string, externalId), 201)
+    return ok(await tx.accounts.createUser(email as string, externalId), 201)
   })
 }
 
-export const listUsers = (app: App): ApiHandler => (ctx) => {
-  authenticateAdmin(app, ctx)
+export const listUsers = (app: App): ApiHandler => async (ctx) => {
+  await authenticateAdmin(app, ctx)
   const { after, limit } = readCursor(ctx.query)
-  return ok(cursorBody('users', app.store.accounts.listUsers(after, limit + 1), limit, (u) => u))
+  return ok(cursorBody('users', await app.store.accounts.listUsers(after, limit + 1), limit, (u) => u))
 }
 
-export const showUser = (app: App): ApiHandler => (ctx) => {
-  authenticateAdmin(app, ctx)
-  const user = app.store.accounts.findUser(parseId(ctx.params['id']))
+export const showUser = (app: App): ApiHandler => async (ctx) => {
+  await authenticateAdmin(app, ctx)
+  const user = await app.store.accounts.findUser(parseId(ctx.params['id']))
   if (!user) throw notFound()
   return ok(user)
 }
@@ -57,38 +58,36 @@ const renderKey = (k: ApiKeyRecord, key?: string): Record<string, unknown> => ({
 })
 
 /** Empty body: a new key. `api_key: {key}`: import an existing key (16+ characters) so old clients keep working. */
-export const createApiKey = (app: App): ApiHandler => (ctx, call) => {
-  authenticateAdmin(app, ctx)
-  const user = app.store.accounts.findUser(parseId(ctx.params['id']))
-  if (!user) throw notFound()
-  const body = ctx.body
-  const wrapped = isRecord(body) ? (isRecord(body['api_key']) ? body['api_key'] : ctx.bodyKind === 'json' ? body : {}) : {}
-  return call.commit(() => {
+export const createApiKey = (app: App): ApiHandler =>
+  changeFound(app, (tx, id) => tx.accounts.findUser(id), async (tx, user, ctx) => {
+    const body = ctx.body
+    const wrapped = isRecord(body) ? (isRecord(body['api_key']) ? body['api_key'] : ctx.bodyKind === 'json' ? body : {}) : {}
     let key: string
     if (wrapped['key'] !== undefined && wrapped['key'] !== null) {
       const errors = new FieldErrors()
       const given = wrapped['key']
       if (typeof given !== 'string' || /\s/.test(given)) errors.add('key', 'invalid')
       else if (given.length < MIN_IMPORTED_KEY) errors.add('key', 'too_short', MIN_IMPORTED_KEY)
-      else if (app.store.accounts.apiKeyHashExists(sha256(given))) errors.add('key', 'taken')
+      else if (await tx.accounts.apiKeyHashExists(sha256(given))) errors.add('key', 'taken')
       check(errors)
       key = given as string
     } else {
       key = newApiKey()
     }
-    const record = app.store.accounts.createApiKey(user.id, sha256(key), key.slice(0, 8))
+    const record = await tx.accounts.createApiKey(user.id, sha256(key), key.slice(0, 8))
     return ok(renderKey(record, key), 201)
   })
-}
 
-export const revokeApiKey = (app: App): ApiHandler => (ctx, call) => {
-  authenticateAdmin(app, ctx)
-  const id = parseId(ctx.params['id'])
-  const existing = app.store.accounts.findApiKey(id)
-  if (!existing) throw notFound()
-  return call.commit(() => {
-    app.store.accounts.revokeApiKey(id)
-    app.keyCache.clear() // a revoked key stops working at once, not when its cache entry ages out
-    return ok(renderKey(app.store.accounts.findApiKey(id) as ApiKeyRecord))
+export const revokeApiKey = (app: App): ApiHandler => {
+  const revoke = changeFound(app, (tx, id) => tx.accounts.findApiKey(id), async (tx, key) => {
+    await tx.accounts.revokeApiKey(key.id)
+    return ok(renderKey((await tx.accounts.findApiKey(key.id)) as ApiKeyRecord))
   })
+  return async (ctx, call) => {
+    const reply = await revoke(ctx, call)
+    // A revoked key stops working at once, not when its cache entry ages out. After the unit: a
+    // unit has no effect outside its tx (a backend may run it again after a conflict).
+    app.keyCache.clear()
+    return reply
+  }
 }

@@ -1,13 +1,14 @@
 import { getHeapStatistics } from 'node:v8'
 import { ConfigError, DEFAULT_DB, type Config } from '../config.ts'
 import { serviceClock } from '../clock.ts'
-import { openStore, type Store, type StoreOptions } from '../store/store.ts'
+import type { Store } from '../store/api.ts'
+import { openStore, type StoreOptions } from '../store/open.ts'
 import type { App } from '../api/shared/app.ts'
 import { requestLimits } from '../api/shared/limits.ts'
 import type { Route } from '../http/types.ts'
 import { customerRoutes } from '../api/v1/routes.ts'
 import { adminRoutes } from '../admin/routes.ts'
-import { opsRoutes, type MetricsSource } from '../admin/ops.ts'
+import { opsRoutes, type MetricsSource, type Readiness } from '../admin/ops.ts'
 import type { RequestMetrics } from '../http/metrics.ts'
 import { transitionHooks } from '../api/shared/subscription-actions.ts'
 import { abandonOnCancel } from '../processing/installment-actions.ts'
@@ -26,7 +27,7 @@ export function openConfiguredStore(config: Config, extra: Pick<StoreOptions, 'b
 /** The composition root: everything a handler may use, built once. */
 export function buildApp(config: Config, store: Store): App {
   // C9: a cancel abandons the subscription's pending and retrying installments in the same unit.
-  transitionHooks.onCanceled = (app, sub) => abandonOnCancel(app.store, sub)
+  transitionHooks.onCanceled = (tx, sub) => abandonOnCancel(tx, sub)
   return {
     config,
     store,
@@ -36,7 +37,7 @@ export function buildApp(config: Config, store: Store): App {
   }
 }
 
-export function buildRoutes(app: App, metrics: RequestMetrics, sources: readonly MetricsSource[], readiness: () => string | undefined): Route[] {
+export function buildRoutes(app: App, metrics: RequestMetrics, sources: readonly MetricsSource[], readiness: Readiness): Route[] {
   return [...opsRoutes(app, metrics, sources, readiness), ...customerRoutes(app), ...adminRoutes(app)]
 }
 

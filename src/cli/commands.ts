@@ -3,8 +3,8 @@ import { dirname, resolve } from 'node:path'
 import type { Config } from '../config.ts'
 import { sha256 } from '../api/shared/auth.ts'
 import { newAdminToken, newApiKey } from '../admin/users.ts'
-import { SCHEMA_VERSION } from '../store/migrations.ts'
-import { backupDatabase, DatabaseOpenError, sqliteResultCode } from '../store/db.ts'
+import { SCHEMA_VERSION } from '../store/sqlite/migrations.ts'
+import { backupDatabase, DatabaseOpenError, sqliteResultCode } from '../store/sqlite/db.ts'
 import { openConfiguredStore } from './app.ts'
 
 export class UsageError extends Error {
@@ -19,9 +19,9 @@ export class BackupFailed extends Error {
 type Out = (line: string) => void
 
 /** `replenish migrate`: bring the schema up to date and say where it stands. */
-export function migrateCommand(config: Config, out: Out): number {
+export async function migrateCommand(config: Config, out: Out): Promise<number> {
   const store = openConfiguredStore(config)
-  store.close()
+  await store.close()
   out(`database ${config.db} is at schema version ${SCHEMA_VERSION}`)
   return 0
 }
@@ -68,9 +68,9 @@ export async function createAdminTokenCommand(config: Config, out: Out): Promise
   const store = openConfiguredStore(config)
   const token = newAdminToken()
   try {
-    await store.write(() => store.accounts.createAdminToken(sha256(token), token.slice(0, 10)))
+    await store.write((tx) => tx.accounts.createAdminToken(sha256(token), token.slice(0, 10)))
   } finally {
-    store.close()
+    await store.close()
   }
   out('admin token created; it is shown only this once:')
   out(token)
@@ -82,12 +82,15 @@ export async function createUserCommand(config: Config, email: string | undefine
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`--email: ${JSON.stringify(email)} is not a valid email address (expected NAME@DOMAIN)`)
   const store = openConfiguredStore(config)
   try {
-    if (store.accounts.emailTaken(email)) throw new UsageError(`a user with email ${email} already exists`)
-    const user = await store.write(() => store.accounts.createUser(email, null))
+    // The check and the insert in one unit: nothing can take the address between them.
+    const user = await store.write(async (tx) => {
+      if (await tx.accounts.emailTaken(email)) throw new UsageError(`a user with email ${email} already exists`)
+      return tx.accounts.createUser(email, null)
+    })
     out(`user ${user.id} created`)
     out(String(user.id))
   } finally {
-    store.close()
+    await store.close()
   }
   return 0
 }
@@ -97,14 +100,17 @@ export async function createKeyCommand(config: Config, userRaw: string | undefin
   if (!/^[1-9]\d*$/.test(userRaw)) throw new UsageError(`--user: ${JSON.stringify(userRaw)} is not a user id (expected a whole number from 1)`)
   const store = openConfiguredStore(config)
   try {
-    const user = store.accounts.findUser(Number(userRaw))
-    if (!user) throw new UsageError(`no user with id ${userRaw}`)
     const key = newApiKey()
-    await store.write(() => store.accounts.createApiKey(user.id, sha256(key), key.slice(0, 8)))
-    out(`API key created for user ${user.id}; it is shown only this once:`)
+    const userId = await store.write(async (tx) => {
+      const user = await tx.accounts.findUser(Number(userRaw))
+      if (!user) throw new UsageError(`no user with id ${userRaw}`)
+      await tx.accounts.createApiKey(user.id, sha256(key), key.slice(0, 8))
+      return user.id
+    })
+    out(`API key created for user ${userId}; it is shown only this once:`)
     out(key)
   } finally {
-    store.close()
+    await store.close()
   }
   return 0
 }

@@ -1,6 +1,6 @@
 import { sha256 } from '../api/shared/auth.ts'
 import { newAdminToken, newApiKey } from '../admin/users.ts'
-import type { Store } from '../store/store.ts'
+import type { Store } from '../store/api.ts'
 
 /**
  * `serve --demo` (what `npm start` runs): an empty database gets a demo customer with an API key,
@@ -10,21 +10,23 @@ import type { Store } from '../store/store.ts'
  * nothing when the database already has users.
  */
 export async function seedDemo(store: Store, baseUrl: string): Promise<string[]> {
-  if (store.accounts.listUsers(0, 1).length > 0) return []
   const key = newApiKey()
   const adminToken = newAdminToken()
-  const ids = await store.write(() => {
-    const user = store.accounts.createUser('demo@example.com', 'demo')
-    store.accounts.createApiKey(user.id, sha256(key), key.slice(0, 8))
-    store.accounts.createAdminToken(sha256(adminToken), adminToken.slice(0, 10))
-    const method = store.catalog.createPaymentMethod('Credit card', true)
-    const source = store.catalog.createPaymentSource({
+  // The emptiness check in the unit that seeds: two starts at once seed once.
+  const ids = await store.write(async (tx) => {
+    if ((await tx.accounts.listUsers(0, 1)).length > 0) return undefined
+    const user = await tx.accounts.createUser('demo@example.com', 'demo')
+    await tx.accounts.createApiKey(user.id, sha256(key), key.slice(0, 8))
+    await tx.accounts.createAdminToken(sha256(adminToken), adminToken.slice(0, 10))
+    const method = await tx.catalog.createPaymentMethod('Credit card', true)
+    const source = await tx.catalog.createPaymentSource({
       user_id: user.id, payment_method_id: method.id, kind: 'card', brand: 'visa', last_digits: '4242', month: 12, year: 2030, gateway_reference: 'demo',
     })
-    const coffee = store.catalog.createSubscribable('COFFEE-1KG', 'Coffee beans, 1 kg', true)
-    const tea = store.catalog.createSubscribable('TEA-250G', 'Green tea, 250 g', true)
+    const coffee = await tx.catalog.createSubscribable('COFFEE-1KG', 'Coffee beans, 1 kg', true)
+    const tea = await tx.catalog.createSubscribable('TEA-250G', 'Green tea, 250 g', true)
     return { user: user.id, method: method.id, source: source.id, coffee: coffee.id, tea: tea.id }
   })
+  if (!ids) return []
   return [
     `demo data seeded: user ${ids.user} (demo@example.com), payment_method_id ${ids.method}, payment_source_id ${ids.source}, ` +
       `subscribable_id ${ids.coffee} (coffee) and ${ids.tea} (tea)`,

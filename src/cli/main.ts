@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util'
 import { ConfigError, KNOWN_VARIABLES, loadConfig, OPTIONS, parseArgsOptions } from '../config.ts'
-import { DatabaseDirectoryMissing, DatabaseOpenError, isTransientSqliteError } from '../store/db.ts'
+import { DatabaseDirectoryMissing, DatabaseOpenError, isTransientSqliteError } from '../store/sqlite/db.ts'
 import { serve } from './serve.ts'
 import { BackupFailed, backupCommand, createAdminTokenCommand, createKeyCommand, createUserCommand, migrateCommand, UsageError } from './commands.ts'
 import { processCommand } from './process.ts'

@@ -29,7 +29,7 @@ export async function processCommand(config: Config, asOf: string | undefined, i
     })
     io.out(formatSummary(s))
   } finally {
-    store.close()
+    await store.close()
   }
   return 0
 }

@@ -44,8 +44,8 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
     },
     config.host,
     config.port,
-  ).catch((err: unknown) => {
-    store.close() // the port is taken, say: leave the database as cleanly as we found it
+  ).catch(async (err: unknown) => {
+    await store.close() // the port is taken, say: leave the database as cleanly as we found it
     throw err
   })
   io.out(`replenish listening on ${server.url}`)
@@ -62,6 +62,6 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
   // The checkpoint thread's connection goes first, so the server's close is the last one and
   // checkpoints and removes the WAL.
   await store.stopBackground()
-  store.close()
+  await store.close()
   return 0
 }

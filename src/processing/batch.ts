@@ -1,11 +1,14 @@
-import { decideDue, type DueDecision } from '../domain/processing.ts'
-import type { Store } from '../store/store.ts'
-import type { BatchPlan, DueRow } from '../store/installments-store.ts'
-import { abandonOpenInstallments } from './installment-actions.ts'
+import { decideDue, decideEnded, type DueDecision } from '../domain/processing.ts'
+import type { Installment } from '../domain/installment.ts'
+import type { Subscription } from '../domain/types.ts'
+import type { BatchPlan, DueRow, Store, Tx } from '../store/api.ts'
+import { abandonOpenInstallments, retryDue } from './installment-actions.ts'
 
 /**
  * The processor's batches (C9): which due subscriptions come next, and what one batch writes.
- * Everything here runs inside the caller's unit of writes.
+ * Everything here runs inside the caller's unit of writes, through its `tx`, and touches nothing
+ * else: the counts a unit makes are its own, added to the run's once the unit has committed
+ * (a backend that runs a unit again after a conflict must not count it twice).
  */
 export interface Counts {
   processed: number
@@ -17,53 +20,76 @@ export interface Counts {
   abandoned: number
 }
 
+export const noCounts = (): Counts => ({ processed: 0, installments: 0, ended: 0, canceled: 0, resumed: 0, retriesDue: 0, abandoned: 0 })
+
+/** Adds a committed unit's counts to the run's. */
+export function addCounts(total: Counts, unit: Counts): void {
+  for (const key of Object.keys(total) as (keyof Counts)[]) total[key] += unit[key]
+}
+
 /** Rows this many or fewer are found through the date index; more, by walking ids (see the store). */
 const INDEX_WALK_MAX_BATCHES = 10
 /** Ids scanned per call when walking ids, in batches: bounds the time one call holds the event loop. */
 const ID_WINDOW_BATCHES = 8
 
+/** Where a walk stands: after (due_floor, id) through the index, after `id` walking ids. */
+export interface WalkPosition {
+  readonly date: string
+  readonly id: number
+  readonly done: boolean
+}
+
+/** The rows one unit read, and where the walk stands after them. */
+export interface DueStep {
+  readonly rows: DueRow[]
+  readonly next: WalkPosition
+}
+
 export interface DueWalk {
-  /** The next due rows, at most `limit` (a unit's share: pacing.ts). */
-  next(limit: number): DueRow[]
-  done: boolean
+  /** The next due rows from where the walk stands, at most `limit` (a unit's share: pacing.ts). */
+  read(tx: Tx, limit: number): Promise<DueStep>
+  /**
+   * Moves the walk to a step's `next`, once its unit has committed: a unit run again reads the
+   * same rows. Only the position is kept past the unit, not its rows (they would outlive the
+   * young generation, and a run of a million would grow the heap for nothing).
+   */
+  advance(to: WalkPosition): void
+  readonly done: boolean
   /** Through the date index (few due), not by id. */
   readonly byIndex: boolean
 }
 
 /** The due subscriptions, a unit's share at a time, each seen once; `batch` is the largest share. */
-export function dueWalk(store: Store, today: string, total: number, batch: number): DueWalk {
-  if (total <= INDEX_WALK_MAX_BATCHES * batch) {
-    let cursor = { date: '', id: 0 }
-    return {
-      done: false,
-      byIndex: true,
-      next(limit) {
-        const rows = store.installments.dueByDate(today, cursor.date, cursor.id, limit)
-        const last = rows[rows.length - 1]
-        if (last) cursor = { date: last.due_floor ?? '', id: last.id }
-        if (rows.length < limit) this.done = true
-        return rows
-      },
-    }
-  }
-  const max = store.installments.maxSubscriptionId()
-  let after = 0
+export async function dueWalk(store: Store, today: string, total: number, batch: number): Promise<DueWalk> {
+  const byIndex = total <= INDEX_WALK_MAX_BATCHES * batch
+  const max = byIndex ? 0 : await store.installments.maxSubscriptionId()
+  let at: WalkPosition = { date: '', id: 0, done: false }
   return {
-    done: false,
-    byIndex: false,
-    next(limit) {
-      const upto = Math.min(max, after + ID_WINDOW_BATCHES * limit)
-      const rows = store.installments.dueById(today, after, upto, limit)
+    get done() {
+      return at.done
+    },
+    byIndex,
+    async read(tx, limit) {
+      if (byIndex) {
+        const rows = await tx.installments.dueByDate(today, at.date, at.id, limit)
+        const last = rows[rows.length - 1]
+        return { rows, next: { date: last ? (last.due_floor ?? '') : at.date, id: last ? last.id : at.id, done: rows.length < limit } }
+      }
+      const upto = Math.min(max, at.id + ID_WINDOW_BATCHES * limit)
+      const rows = await tx.installments.dueById(today, at.id, upto, limit)
       const last = rows[rows.length - 1]
-      after = rows.length === limit && last ? last.id : upto
-      if (after >= max) this.done = true
-      return rows
+      const after = rows.length === limit && last ? last.id : upto
+      return { rows, next: { date: '', id: after, done: after >= max } }
+    },
+    advance(to) {
+      at = to
     },
   }
 }
 
-/** One batch: the installments in bulk, then the rarer changes one by one, all in the caller's unit. */
-export function processBatch(store: Store, rows: readonly DueRow[], today: string, at: string, counts: Counts): void {
+/** One batch: the installments in bulk, then the rarer changes one by one; answers the batch's counts. */
+export async function processBatch(tx: Tx, rows: readonly DueRow[], today: string, at: string): Promise<Counts> {
+  const counts = noCounts()
   const plans: BatchPlan[] = []
   const followUps: { id: number; events: readonly string[]; canceled: boolean; dueDate: string }[] = []
   for (const row of rows) {
@@ -77,33 +103,57 @@ export function processBatch(store: Store, rows: readonly DueRow[], today: strin
       if (d.state === 'canceled') counts.canceled++
       if (d.state === 'inactive') counts.ended++
     } else {
-      applyChange(store, row.id, d, counts)
+      await applyChange(tx, row.id, d, counts)
     }
   }
-  counts.installments += store.installments.processMany(plans, at).size
+  counts.installments += (await tx.installments.processMany(plans, at)).size
   for (const f of followUps) {
     // A pending cancellation is complete: older deliveries still open end, the one just made stays.
-    if (f.canceled) counts.abandoned += abandonOpenInstallments(store, f.id, f.dueDate)
-    recordSubscription(store, f.id, f.events)
+    if (f.canceled) counts.abandoned += await abandonOpenInstallments(tx, f.id, f.dueDate)
+    await recordSubscription(tx, f.id, f.events)
   }
+  return counts
 }
 
-/** A decision without an installment: end or resume. */
-export function applyChange(store: Store, id: number, d: DueDecision, counts: Counts): void {
+/** Subscriptions whose end date passed (they were not due, or the walk would have ended them). */
+export async function endBatch(tx: Tx, subs: readonly Subscription[], today: string): Promise<Counts> {
+  const counts = noCounts()
+  for (const sub of subs) {
+    const d = decideEnded(sub, today)
+    if (d.kind === 'wait') continue
+    counts.processed++
+    await applyChange(tx, sub.id, d, counts)
+  }
+  return counts
+}
+
+/** Retries whose time came: due again, or abandoned when their subscription is canceled. */
+export async function retryBatch(tx: Tx, due: readonly Installment[], at: string): Promise<Counts> {
+  const counts = noCounts()
+  for (const inst of due) {
+    // Locked: the state that decides between a retry and its end holds until the unit commits.
+    if ((await retryDue(tx, inst, await tx.subscriptions.lock(inst.subscription_id), at)) === 'due') counts.retriesDue++
+    else counts.abandoned++
+  }
+  return counts
+}
+
+/** A decision without an installment: end or resume. Counts go to the unit's own `counts`. */
+export async function applyChange(tx: Tx, id: number, d: DueDecision, counts: Counts): Promise<void> {
   if (d.kind !== 'end' && d.kind !== 'resume') return
-  const sub = store.subscriptions.find(id)
+  const sub = await tx.subscriptions.lock(id)
   if (!sub) return
   if (d.kind === 'resume') counts.resumed++
   else if (d.event === 'subscription.canceled') counts.canceled++
   else counts.ended++
-  if (store.subscriptions.update(sub, d.patch).state === 'canceled') counts.abandoned += abandonOpenInstallments(store, id)
-  recordSubscription(store, id, [d.event])
+  if ((await tx.subscriptions.update(sub, d.patch)).state === 'canceled') counts.abandoned += await abandonOpenInstallments(tx, id)
+  await recordSubscription(tx, id, [d.event])
 }
 
-/** The subscription as it now stands (C3, rendered by SQLite as every answer is) in each event. */
-function recordSubscription(store: Store, id: number, events: readonly string[]): void {
+/** The subscription as it now stands (C3, rendered by the store as every answer is) in each event. */
+async function recordSubscription(tx: Tx, id: number, events: readonly string[]): Promise<void> {
   if (events.length === 0) return
-  const body = store.subscriptions.renderJson(id)?.body
+  const body = (await tx.subscriptions.renderJson(id, false))?.body
   if (body === undefined) return
-  for (const type of events) store.events.recordJson(type, id, body)
+  for (const type of events) await tx.events.recordJson(type, id, body)
 }

@@ -1,14 +1,14 @@
 import type { Clock } from '../clock.ts'
-import type { Store } from '../store/store.ts'
+import type { Store } from '../store/api.ts'
 import { processingMonitor } from './monitor.ts'
 import { processingSchedule } from './schedule.ts'
 
 /** What `serve` hangs on processing: the schedule, and the /metrics and /readyz hooks. */
 export interface ServeProcessing {
   /** Prometheus text for /metrics. */
-  readonly metrics: () => string
+  readonly metrics: () => Promise<string>
   /** A problem for /readyz, or undefined. */
-  readonly readiness: () => string | undefined
+  readonly readiness: () => Promise<string | undefined>
   start(): void
   stop(): Promise<void>
 }

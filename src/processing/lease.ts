@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Store } from '../store/store.ts'
+import type { Store, Tx } from '../store/api.ts'
 
 /**
  * The processing lease (C9): one processor at a time per database file, whichever process it
@@ -49,9 +49,9 @@ export interface AcquireOptions {
 export async function acquireLease(store: Store, holder: string, options: AcquireOptions): Promise<boolean> {
   let told = false
   for (;;) {
-    const other = await store.write(() => {
+    const other = await store.write((tx) => {
       const now = Date.now()
-      return store.leases.acquire(PROCESSING_LEASE, holder, now + LEASE_TTL_MS, now, holderIsGone)
+      return tx.leases.acquire(PROCESSING_LEASE, holder, now + LEASE_TTL_MS, now, holderIsGone)
     })
     if (other === undefined) return true
     if (!options.wait || options.signal?.aborted) return false
@@ -62,12 +62,12 @@ export async function acquireLease(store: Store, holder: string, options: Acquir
 }
 
 /** Inside a batch's unit: keep the lease, or abort the unit when it was lost. */
-export function renewLease(store: Store, holder: string): void {
-  if (!store.leases.renew(PROCESSING_LEASE, holder, Date.now() + LEASE_TTL_MS)) {
+export async function renewLease(tx: Tx, holder: string): Promise<void> {
+  if (!(await tx.leases.renew(PROCESSING_LEASE, holder, Date.now() + LEASE_TTL_MS))) {
     throw new LeaseLost('the processing lease was taken over by another processor')
   }
 }
 
 export async function releaseLease(store: Store, holder: string): Promise<void> {
-  await store.write(() => store.leases.release(PROCESSING_LEASE, holder))
+  await store.write((tx) => tx.leases.release(PROCESSING_LEASE, holder))
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts'
 import { INSTALLMENT_STATES } from '../domain/installment.ts'
-import type { Store } from '../store/store.ts'
+import type { Store } from '../store/api.ts'
 
 /**
  * What an operator sees of processing (C9, C12): gauges for /metrics, and a readiness check
@@ -8,8 +8,8 @@ import type { Store } from '../store/store.ts'
  * process the processor runs (the run log is in the database).
  */
 export interface ProcessingMonitor {
-  metrics(): string
-  readiness(): string | undefined
+  metrics(): Promise<string>
+  readiness(): Promise<string | undefined>
 }
 
 export interface MonitorOptions {
@@ -23,18 +23,21 @@ export interface MonitorOptions {
 export function processingMonitor(store: Store, clock: Clock, options: MonitorOptions): ProcessingMonitor {
   const now = options.now ?? Date.now
   return {
-    metrics() {
+    async metrics() {
       const today = clock.today()
-      const counts = store.installments.countByState()
-      const oldest = store.installments.oldestDue(today)
-      const lastRun = store.leases.lastCompletedRunStart()
+      const [counts, retriesDue, oldest, lastRun] = await Promise.all([
+        store.installments.countByState(),
+        store.installments.countRetriesDue(clock.now().toISOString()),
+        store.installments.oldestDue(today),
+        store.leases.lastCompletedRunStart(),
+      ])
       const lines = [
         '# HELP replenish_installments Installments by state.',
         '# TYPE replenish_installments gauge',
         ...INSTALLMENT_STATES.map((s) => `replenish_installments{state="${s}"} ${counts[s]}`),
         '# HELP replenish_installments_retry_due Retrying installments whose retry time has come.',
         '# TYPE replenish_installments_retry_due gauge',
-        `replenish_installments_retry_due ${store.installments.countRetriesDue(clock.now().toISOString())}`,
+        `replenish_installments_retry_due ${retriesDue}`,
         '# HELP replenish_processing_oldest_overdue_actionable_date_seconds Oldest actionable date that is due and not yet processed, as a Unix time (midnight UTC); 0 when none.',
         '# TYPE replenish_processing_oldest_overdue_actionable_date_seconds gauge',
         `replenish_processing_oldest_overdue_actionable_date_seconds ${oldest === null ? 0 : Date.parse(`${oldest}T00:00:00Z`) / 1000}`,
@@ -44,13 +47,13 @@ export function processingMonitor(store: Store, clock: Clock, options: MonitorOp
       ]
       return lines.join('\n') + '\n'
     },
-    readiness() {
+    async readiness() {
       if (options.processEvery <= 0) return undefined
-      const oldest = store.installments.oldestDue(clock.today())
+      const oldest = await store.installments.oldestDue(clock.today())
       if (oldest === null) return undefined
       // Everything due when a run started was handled by it; what is due now has waited at
       // most since the newest finished run began (or since this schedule started).
-      const lastRun = store.leases.lastCompletedRunStart()
+      const lastRun = await store.leases.lastCompletedRunStart()
       const since = Math.max(lastRun === null ? 0 : Date.parse(lastRun), options.startedAt)
       const periods = 2 * options.processEvery * 60_000
       if (now() - since <= periods) return undefined

@@ -8,9 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
  *
  * - a unit takes as many rows as fit its time budget, measured as it goes (rows cost the same
  *   within a phase of the run, and differ between phases, so each phase has its own RowBudget);
- * - while another connection writes to the file (its commits change `PRAGMA data_version`), the
- *   budget is small and the lock is left free for a moment after each unit, longer than the
- *   waiting server's retry interval, so a waiting request gets in after at most one short unit.
+ * - while another connection writes to the file (its commits move `store.externalChanges()`,
+ *   SQLite's `PRAGMA data_version`), the budget is small and the lock is left free for a moment
+ *   after each unit, longer than the waiting server's retry interval, so a waiting request gets
+ *   in after at most one short unit.
  *
  * With nobody else writing, units keep the full batch size (the budget only caps a pathological
  * disk) and there is no pause: `npm run bench:process` is unchanged (docs/decisions.md).
@@ -35,17 +36,18 @@ const FIRST_SHARED_ROWS = 100
 
 /** Whether another connection has been writing to the database lately, and the pause that leaves it room. */
 export class LockSharing {
-  private readonly dataVersion: () => number
+  /** `store.externalChanges`: moves whenever another connection commits. */
+  private readonly externalChanges: () => number
   private readonly options: PacingOptions
   private readonly now: () => number
   private version: number
   private sharedUntil = Number.NEGATIVE_INFINITY
 
-  constructor(dataVersion: () => number, options: PacingOptions = PACING, now: () => number = () => performance.now()) {
-    this.dataVersion = dataVersion
+  constructor(externalChanges: () => number, options: PacingOptions = PACING, now: () => number = () => performance.now()) {
+    this.externalChanges = externalChanges
     this.options = options
     this.now = now
-    this.version = dataVersion()
+    this.version = externalChanges()
   }
 
   get budgetMs(): number {
@@ -58,7 +60,7 @@ export class LockSharing {
 
   /** Between two units (no transaction open): notices another writer's commits, then leaves it the lock a moment. */
   async pause(): Promise<void> {
-    const version = this.dataVersion()
+    const version = this.externalChanges()
     if (version !== this.version) {
       this.version = version
       this.sharedUntil = this.now() + this.options.windowMs

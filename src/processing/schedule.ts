@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts'
-import type { Store } from '../store/store.ts'
+import type { Store } from '../store/api.ts'
 import { runProcessor, type RunSummary } from './processor.ts'
 
 /**

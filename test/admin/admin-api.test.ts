@@ -10,6 +10,7 @@ import {
   ADMIN_TOKEN, createSubscription, seedPayment, seedSubscribable, seedUser, snapshot, startTestServer,
   type RequestOptions, type TestServer,
 } from '../helpers/server.ts'
+import { sqliteOf } from '../helpers/store.ts'
 
 const A = '/admin/api/v1'
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -50,7 +51,7 @@ describe('users', () => {
     const res = await admin('POST', '/users', { json: { user: { email: a, external_id: 'shop-42' } } })
     assert.equal(res.status, 201)
     assert.deepEqual(res.body, { id: res.body.id, email: a, external_id: 'shop-42', ...timestamps(res.body) })
-    assert.deepEqual(server.store.accounts.findUser(res.body.id), res.body)
+    assert.deepEqual(await server.store.accounts.findUser(res.body.id), res.body)
     const b = email()
     const form = await admin('POST', '/users', { form: `user[email]=${encodeURIComponent(b)}` })
     assert.equal(form.status, 201)
@@ -90,8 +91,8 @@ describe('users', () => {
   })
 
   test('?limit= defaults to 25 and is capped at 100', async () => {
-    await server.store.write(() => {
-      for (let i = 0; i < 105; i++) server.store.accounts.createUser(email(), null)
+    await server.store.write(async (tx) => {
+      for (let i = 0; i < 105; i++) await tx.accounts.createUser(email(), null)
     })
     const byDefault = await admin('GET', '/users')
     assert.equal(byDefault.body.users.length, 25)
@@ -113,7 +114,7 @@ describe('API keys', () => {
     assert.match(key, /^rpl_[A-Za-z0-9_-]{22,}$/)
     assert.deepEqual(res.body, { id: res.body.id, user_id: user.id, prefix: key.slice(0, 8), key, ...timestamps(res.body) })
     assert.equal(snapshot(server.store).includes(key), false)
-    const stored = server.store.db.prepare('SELECT key_hash FROM api_keys WHERE id = ?').get(res.body.id) as { key_hash: string }
+    const stored = sqliteOf(server.store).db.prepare('SELECT key_hash FROM api_keys WHERE id = ?').get(res.body.id) as { key_hash: string }
     assert.equal(stored.key_hash, createHash('sha256').update(key).digest('hex'))
     assert.equal(snapshot(server.store).includes(key.slice(4)), false)
     const second = await admin('POST', `/users/${user.id}/api_keys`, { json: {} })
@@ -184,7 +185,7 @@ describe('payment methods', () => {
     assert.deepEqual(changed.body, { ...res.body, active: false, updated_at: changed.body.updated_at })
     const renamed = await admin('PUT', `/payment_methods/${res.body.id}`, { json: { payment_method: { name: 'Card', active: 'true' } } })
     assert.deepEqual(renamed.body, { ...res.body, name: 'Card', active: true, updated_at: renamed.body.updated_at })
-    assert.deepEqual(server.store.catalog.findPaymentMethod(res.body.id), renamed.body)
+    assert.deepEqual(await server.store.catalog.findPaymentMethod(res.body.id), renamed.body)
   })
 
   test('invalid input is a 422; unknown ids 404', async () => {
@@ -245,17 +246,17 @@ describe('payment sources', () => {
     const source = (await admin('GET', `/payment_sources/${pay.sourceId}`)).body
     const res = await admin('DELETE', `/payment_sources/${pay.sourceId}`)
     assert.deepEqual([res.status, res.body], [200, source])
-    assert.equal(server.store.catalog.findPaymentSource(pay.sourceId), undefined)
+    assert.equal(await server.store.catalog.findPaymentSource(pay.sourceId), undefined)
     for (const sub of [one, two]) {
       const shown = (await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: alice.key })).body
       assert.deepEqual([shown.payment_method_id, shown.payment_source_id], [null, null])
-      const events = server.store.events.ofSubscription(sub.id, 0, 10)
+      const events = await server.store.events.ofSubscription(sub.id, 0, 10)
       assert.equal(events[0]?.type, 'subscription.payment_method_changed')
       assert.deepEqual(events[0]?.data.object, shown)
     }
-    const kept = server.store.subscriptions.find(untouched.id)
+    const kept = await server.store.subscriptions.find(untouched.id)
     assert.deepEqual([kept?.payment_method_id, kept?.payment_source_id], [other.methodId, other.sourceId])
-    assert.deepEqual(server.store.events.ofSubscription(untouched.id, 0, 10).map((e) => e.type), ['subscription.created'])
+    assert.deepEqual((await server.store.events.ofSubscription(untouched.id, 0, 10)).map((e) => e.type), ['subscription.created'])
     const again = await admin('DELETE', `/payment_sources/${pay.sourceId}`)
     assert.deepEqual([again.status, again.body], [404, NOT_FOUND])
   })
@@ -303,12 +304,12 @@ describe('subscribables (the catalog)', () => {
     const item = (await admin('GET', `/subscribables/${doomed}`)).body
     const res = await admin('DELETE', `/subscribables/${doomed}`)
     assert.deepEqual([res.status, res.body], [200, item])
-    assert.equal(server.store.catalog.findSubscribable(doomed), undefined)
-    assert.deepEqual(server.store.subscriptions.lineItems(one.id).map((li) => li.subscribable_id), [kept])
-    assert.deepEqual(server.store.subscriptions.lineItems(two.id), [])
-    const eventsOfOne = server.store.events.ofSubscription(one.id, 0, 10)
+    assert.equal(await server.store.catalog.findSubscribable(doomed), undefined)
+    assert.deepEqual((await server.store.subscriptions.lineItems(one.id)).map((li) => li.subscribable_id), [kept])
+    assert.deepEqual(await server.store.subscriptions.lineItems(two.id), [])
+    const eventsOfOne = await server.store.events.ofSubscription(one.id, 0, 10)
     assert.deepEqual([eventsOfOne[0]?.type, eventsOfOne[0]?.data.object], ['line_item.deleted', one.line_items[0]])
-    const eventsOfTwo = server.store.events.ofSubscription(two.id, 0, 10)
+    const eventsOfTwo = await server.store.events.ofSubscription(two.id, 0, 10)
     assert.deepEqual([eventsOfTwo[0]?.type, eventsOfTwo[0]?.data.object], ['line_item.deleted', two.line_items[0]])
     const again = await admin('DELETE', `/subscribables/${doomed}`)
     assert.deepEqual([again.status, again.body], [404, NOT_FOUND])

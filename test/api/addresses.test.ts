@@ -20,10 +20,10 @@ async function setup(t: TestContext) {
   return { server, alice }
 }
 
-function stored(server: TestServer, id: number): Record<string, unknown> {
-  const sub = server.store.subscriptions.find(id)
+async function stored(server: TestServer, id: number): Promise<Record<string, unknown>> {
+  const sub = await server.store.subscriptions.find(id)
   assert.ok(sub)
-  return renderSubscription(sub, server.store.subscriptions.lineItems(id))
+  return renderSubscription(sub, await server.store.subscriptions.lineItems(id))
 }
 
 test('create with both addresses: stored and rendered with all ten keys, country upper-cased', async (t) => {
@@ -36,8 +36,8 @@ test('create with both addresses: stored and rendered with all ten keys, country
   assert.deepEqual(res.body.shipping_address, FULL)
   assert.deepEqual(Object.keys(res.body.shipping_address), ['firstname', 'lastname', 'company', 'address1', 'address2', 'city', 'zipcode', 'state_name', 'country_iso', 'phone'])
   assert.deepEqual(res.body.billing_address, MINIMAL_RENDERED)
-  assert.deepEqual(stored(server, res.body.id), res.body)
-  assert.deepEqual(server.store.events.ofSubscription(res.body.id, 0, 10).map((e) => [e.type, e.data.object]), [['subscription.created', res.body]])
+  assert.deepEqual(await stored(server, res.body.id), res.body)
+  assert.deepEqual((await server.store.events.ofSubscription(res.body.id, 0, 10)).map((e) => [e.type, e.data.object]), [['subscription.created', res.body]])
 })
 
 test('form-encoded nested address attributes work like JSON (C1)', async (t) => {
@@ -93,20 +93,20 @@ test('update: an address is set, merged field by field, removed with null; each 
   const sub = await createSubscription(server, alice.key)
   assert.deepEqual([sub.shipping_address, sub.billing_address], [null, null])
   const patch = (attrs: Record<string, unknown>) => server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: attrs } })
-  const typesAfter = (n: number) => server.store.events.ofSubscription(sub.id, 0, 100).slice(0, n).map((e) => [e.type, e.data.object])
+  const typesAfter = async (n: number) => (await server.store.events.ofSubscription(sub.id, 0, 100)).slice(0, n).map((e) => [e.type, e.data.object])
 
   const set = await patch({ shipping_address_attributes: MINIMAL })
   assert.equal(set.status, 200, set.text)
   assert.deepEqual(set.body, { ...sub, shipping_address: MINIMAL_RENDERED, updated_at: set.body.updated_at })
-  assert.deepEqual(stored(server, sub.id), set.body)
-  assert.deepEqual(typesAfter(1), [['subscription.shipping_address_changed', set.body]])
+  assert.deepEqual(await stored(server, sub.id), set.body)
+  assert.deepEqual(await typesAfter(1), [['subscription.shipping_address_changed', set.body]])
 
   const merged = await patch({ shipping_address_attributes: { city: 'Boston', zipcode: '02101' }, billing_address_attributes: FULL })
   assert.equal(merged.status, 200, merged.text)
   assert.deepEqual(merged.body.shipping_address, { ...MINIMAL_RENDERED, city: 'Boston', zipcode: '02101' })
   assert.deepEqual(merged.body.billing_address, FULL)
-  assert.deepEqual(stored(server, sub.id), merged.body)
-  assert.deepEqual(typesAfter(2), [['subscription.billing_address_changed', merged.body], ['subscription.shipping_address_changed', merged.body]])
+  assert.deepEqual(await stored(server, sub.id), merged.body)
+  assert.deepEqual(await typesAfter(2), [['subscription.billing_address_changed', merged.body], ['subscription.shipping_address_changed', merged.body]])
 
   // Merging a blank over a required field is refused and changes nothing.
   const snap = snapshot(server.store)
@@ -122,8 +122,8 @@ test('update: an address is set, merged field by field, removed with null; each 
   const removed = await patch({ billing_address_attributes: null })
   assert.equal(removed.status, 200)
   assert.deepEqual(removed.body, { ...merged.body, billing_address: null, updated_at: removed.body.updated_at })
-  assert.deepEqual(stored(server, sub.id), removed.body)
-  assert.deepEqual(typesAfter(1), [['subscription.billing_address_changed', removed.body]])
+  assert.deepEqual(await stored(server, sub.id), removed.body)
+  assert.deepEqual(await typesAfter(1), [['subscription.billing_address_changed', removed.body]])
 })
 
 test('an address that is not an object, or fields that are not text, are invalid', async (t) => {

@@ -85,10 +85,10 @@ describe('a create that succeeds', () => {
         ],
         created_at: res.body.created_at, updated_at: res.body.updated_at,
       })
-      const stored = server.store.subscriptions.find(res.body.id)
+      const stored = await server.store.subscriptions.find(res.body.id)
       assert.equal(stored?.anchor_day, 20)
       assert.deepEqual(stored?.shipping_address, address())
-      assert.deepEqual(server.store.subscriptions.lineItems(res.body.id).map((li) => [li.subscribable_id, li.quantity]), [[coffee, 2], [tea, 9999]])
+      assert.deepEqual((await server.store.subscriptions.lineItems(res.body.id)).map((li) => [li.subscribable_id, li.quantity]), [[coffee, 2], [tea, 9999]])
     })
   }
 

@@ -34,7 +34,7 @@ test('GET /subscriptions/:id/events: newest first, paginated like every customer
     assert.match(e.created_at, ISO)
     assert.deepEqual(Object.keys(e.data), ['object'])
   }
-  assert.deepEqual(all.body.events, server.store.events.ofSubscription(sub.id, 0, 100))
+  assert.deepEqual(all.body.events, await server.store.events.ofSubscription(sub.id, 0, 100))
 
   const page2 = await server.request('GET', `/api/v1/subscriptions/${sub.id}/events?page=2&per_page=4`, { key: alice.key })
   assert.deepEqual(page2.body, { events: all.body.events.slice(4), count: 2, current_page: 2, pages: 2, per_page: 4, total_count: 6 })
@@ -99,7 +99,7 @@ test('an update writes one event per kind of change, each holding the representa
     } },
   })
   assert.equal(res.status, 200, res.text)
-  const events = server.store.events.ofSubscription(sub.id, 0, 100).reverse()
+  const events = (await server.store.events.ofSubscription(sub.id, 0, 100)).reverse()
   assert.deepEqual(events.map((e) => e.type), [
     'subscription.created', 'subscription.frequency_changed', 'subscription.payment_method_changed',
     'subscription.shipping_address_changed', 'subscription.billing_address_changed', 'subscription.updated',
@@ -171,7 +171,7 @@ test('replayed in order, the events of a subscription explain its current state 
     const res = await run()
     assert.equal(res.status, 200, `${name}: ${JSON.stringify(res.body)}`)
     expectedTypes.push(...types)
-    const events = server.store.events.ofSubscription(id, 0, 1000).reverse()
+    const events = (await server.store.events.ofSubscription(id, 0, 1000)).reverse()
     assert.deepEqual(events.slice(seen).map((e) => e.type), types, `${name}: the events it wrote`)
     for (const e of events.slice(seen)) {
       assert.equal(e.subscription_id, id)
@@ -194,7 +194,7 @@ test('replayed in order, the events of a subscription explain its current state 
       assert.deepEqual({ ...replayed, updated_at: null }, { ...current, updated_at: null }, `${name}: replayed state`)
     }
   }
-  assert.deepEqual(server.store.events.ofSubscription(id, 0, 1000).reverse().map((e) => e.type), expectedTypes)
+  assert.deepEqual((await server.store.events.ofSubscription(id, 0, 1000)).reverse().map((e) => e.type), expectedTypes)
   // And the customer list says the same, newest first.
   const listed = await server.request('GET', sub('/events?per_page=100'), { key })
   assert.deepEqual(listed.body.events.map((e: any) => e.type), [...expectedTypes].reverse())

@@ -1,16 +1,15 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import net from 'node:net'
 import { countRows, createSubscription, seedSubscribable, seedUser, snapshot, startTestServer, type TestServer } from '../helpers/server.ts'
+import { sqliteOf } from '../helpers/store.ts'
+import { burst, closeAll, connections, type RawRequest } from '../helpers/raw-http.ts'
 
 /**
  * Group commit over HTTP (issue 6): many clients' writes share a transaction, each in its own
  * savepoint, and no answer leaves before the COMMIT that holds its writes.
  *
- * To put a known set of requests into one batch, `burst` writes them all on already-open
- * keep-alive connections in one synchronous loop: the server's next poll of the event loop
- * finds every one of them readable and handles them all before the batch's COMMIT (queued
- * with setImmediate) runs.
+ * To put a known set of requests into one batch, `burst` (helpers/raw-http.ts) writes them all
+ * on already-open keep-alive connections in one synchronous loop.
  */
 
 interface Customer {
@@ -48,80 +47,11 @@ async function seedCustomers(server: TestServer, count: number): Promise<{ custo
   return { customers, items }
 }
 
-interface RawRequest {
-  readonly method: string
-  readonly path: string
-  readonly key: string
-  readonly json?: unknown
-}
-
-interface RawResponse {
-  readonly status: number
-  readonly body: any
-}
-
-/** Opens `n` keep-alive connections and makes one round trip on each, so the server holds them all. */
-async function connections(server: TestServer, n: number): Promise<net.Socket[]> {
-  const { hostname, port } = new URL(server.url)
-  const sockets = await Promise.all(
-    Array.from({ length: n }, () =>
-      new Promise<net.Socket>((resolve, reject) => {
-        const s = net.connect(Number(port), hostname, () => resolve(s))
-        s.setNoDelay(true)
-        s.once('error', reject)
-      }),
-    ),
-  )
-  for (const s of sockets) s.write(`GET /no-such-path HTTP/1.1\r\nhost: test\r\n\r\n`)
-  const warm = await Promise.all(sockets.map(readResponse))
-  assert.ok(warm.every((r) => r.status === 404))
-  return sockets
-}
-
-/** Sends one request on each socket, all in one synchronous loop, and collects the answers. */
-async function burst(sockets: net.Socket[], requests: readonly RawRequest[]): Promise<RawResponse[]> {
-  assert.ok(requests.length <= sockets.length)
-  const answers = requests.map((_, i) => readResponse(sockets[i] as net.Socket))
-  requests.forEach((r, i) => {
-    const body = r.json === undefined ? '' : JSON.stringify(r.json)
-    ;(sockets[i] as net.Socket).write(
-      `${r.method} ${r.path} HTTP/1.1\r\nhost: test\r\nauthorization: Bearer ${r.key}\r\n` +
-        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    )
-  })
-  return Promise.all(answers)
-}
-
-/** Reads one HTTP/1.1 response with a content-length body off a socket. */
-function readResponse(socket: net.Socket): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    let buffer = Buffer.alloc(0)
-    const onData = (chunk: Buffer): void => {
-      buffer = Buffer.concat([buffer, chunk])
-      const end = buffer.indexOf('\r\n\r\n')
-      if (end === -1) return
-      const head = buffer.subarray(0, end).toString('latin1')
-      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0)
-      if (buffer.length < end + 4 + length) return
-      socket.off('data', onData)
-      socket.off('error', reject)
-      const text = buffer.subarray(end + 4, end + 4 + length).toString('utf8')
-      resolve({ status: Number(head.slice(9, 12)), body: text.length > 0 ? JSON.parse(text) : undefined })
-    }
-    socket.on('data', onData)
-    socket.once('error', reject)
-  })
-}
-
-function closeAll(sockets: net.Socket[]): void {
-  for (const s of sockets) s.destroy()
-}
-
 const quantityOf = (server: TestServer, lineItemId: number): number | undefined =>
-  (server.store.db.prepare('SELECT quantity FROM line_items WHERE id = ?').get(lineItemId) as { quantity: number } | undefined)?.quantity
+  (sqliteOf(server.store).db.prepare('SELECT quantity FROM line_items WHERE id = ?').get(lineItemId) as { quantity: number } | undefined)?.quantity
 
 const eventsOf = (server: TestServer, type: string): number =>
-  (server.store.db.prepare('SELECT count(*) AS n FROM events WHERE type = ?').get(type) as { n: number }).n
+  (sqliteOf(server.store).db.prepare('SELECT count(*) AS n FROM events WHERE type = ?').get(type) as { n: number }).n
 
 test('200 concurrent writes from 50 clients all land', { timeout: 20_000 }, async (t) => {
   const server = await startTestServer(t)
@@ -140,15 +70,15 @@ test('200 concurrent writes from 50 clients all land', { timeout: 20_000 }, asyn
   const answers = await Promise.all(requests)
   assert.deepEqual(answers.map((a) => a.status), Array(200).fill(200))
 
-  customers.forEach((c, i) => {
+  for (const [i, c] of customers.entries()) {
     assert.equal(quantityOf(server, c.lineItemIds[0]), 100 + i)
     assert.equal(quantityOf(server, c.lineItemIds[1]), 200 + i)
-    const sub = server.store.subscriptions.find(c.subscriptionId)
+    const sub = await server.store.subscriptions.find(c.subscriptionId)
     assert.equal(sub?.skip_count, 1)
     const created = answers[i * 4 + 3]?.body
     assert.equal(created.user_id, c.id)
-    assert.deepEqual(server.store.subscriptions.lineItems(created.id).map((li) => [li.subscribable_id, li.quantity]), [[items[0], 3], [items[1], 4]])
-  })
+    assert.deepEqual((await server.store.subscriptions.lineItems(created.id)).map((li) => [li.subscribable_id, li.quantity]), [[items[0], 3], [items[1], 4]])
+  }
   assert.equal(countRows(server.store, 'subscriptions'), subscriptionsBefore + 50)
   assert.equal(eventsOf(server, 'line_item.updated'), 100)
   assert.equal(eventsOf(server, 'subscription.skipped'), 50)
@@ -222,10 +152,10 @@ test('no answer leaves before its COMMIT: a failing COMMIT answers 500 to its wh
   const worked = await burst(sockets, writes(8))
   assert.equal(control.state.commits, commits + 1)
   assert.deepEqual(worked.map((a) => a.status), Array(30).fill(200))
-  customers.forEach((c, i) => {
+  for (const [i, c] of customers.entries()) {
     if (i % 3 === 0) assert.equal(quantityOf(server, c.lineItemIds[0]), 8)
-    if (i % 3 === 1) assert.equal(server.store.subscriptions.find(c.subscriptionId)?.skip_count, 1)
-  })
+    if (i % 3 === 1) assert.equal((await server.store.subscriptions.find(c.subscriptionId))?.skip_count, 1)
+  }
   assert.equal(eventsOf(server, 'subscription.created'), 30 + 10)
 })
 
@@ -264,7 +194,7 @@ test('no answer leaves before the WAL sync that makes its batch durable; a faile
   assert.equal(failed[0]?.body.error, 'Internal server error')
   const later = await server.request('POST', `/api/v1/subscriptions/${customers[0]!.subscriptionId}/skip`, { key: customers[0]!.key })
   assert.equal(later.status, 500)
-  assert.equal(server.store.subscriptions.find(customers[0]!.subscriptionId)?.skip_count, 0, 'the refused write never ran')
+  assert.equal((await server.store.subscriptions.find(customers[0]!.subscriptionId))?.skip_count, 0, 'the refused write never ran')
   const ready = await server.request('GET', '/readyz')
   assert.equal(ready.status, 503)
   assert.deepEqual(ready.body, { status: 'not ready', reason: 'writes are stopped until a restart: fdatasync of the WAL failed: EIO: i/o error, fdatasync' })

@@ -8,6 +8,7 @@ import { HttpError } from '../../src/http/http-error.ts'
 import type { Ctx } from '../../src/http/types.ts'
 import { newApiKey } from '../../src/admin/users.ts'
 import { sha256 } from '../../src/api/shared/auth.ts'
+import { sqliteOf } from '../helpers/store.ts'
 
 /** C5: Idempotency-Key on every write route, customer and admin. */
 const TODAY = '2026-01-15'
@@ -22,9 +23,9 @@ async function setup(t: TestContext, env: Record<string, string> = {}) {
   return { server, alice, sub, skip }
 }
 
-const dateOf = (server: TestServer, id: number): string | null | undefined => server.store.subscriptions.find(id)?.actionable_date
-const skippedEvents = (server: TestServer, id: number): number =>
-  server.store.events.ofSubscription(id, 0, 1000).filter((e) => e.type === 'subscription.skipped').length
+const dateOf = async (server: TestServer, id: number): Promise<string | null | undefined> => (await server.store.subscriptions.find(id))?.actionable_date
+const skippedEvents = async (server: TestServer, id: number): Promise<number> =>
+  (await server.store.events.ofSubscription(id, 0, 1000)).filter((e) => e.type === 'subscription.skipped').length
 
 test('a retried skip with the same Idempotency-Key moves the date once and replays status and body', async (t) => {
   const { server, sub, skip } = await setup(t)
@@ -42,8 +43,8 @@ test('a retried skip with the same Idempotency-Key moves the date once and repla
     assert.equal(retry.headers.get('content-type'), 'application/json; charset=utf-8')
   }
   assert.equal(snapshot(server.store), snap)
-  assert.equal(dateOf(server, sub.id), '2026-03-15')
-  assert.equal(skippedEvents(server, sub.id), 1)
+  assert.equal(await dateOf(server, sub.id), '2026-03-15')
+  assert.equal(await skippedEvents(server, sub.id), 1)
 })
 
 test('two different keys skip twice; no key skips every time', async (t) => {
@@ -52,8 +53,8 @@ test('two different keys skip twice; no key skips every time', async (t) => {
   assert.equal((await skip('', 'key-b')).body.actionable_date, '2026-04-15')
   assert.equal((await skip('')).body.actionable_date, '2026-05-15')
   assert.equal((await skip('')).body.actionable_date, '2026-06-15')
-  assert.equal(dateOf(server, sub.id), '2026-06-15')
-  assert.equal(skippedEvents(server, sub.id), 4)
+  assert.equal(await dateOf(server, sub.id), '2026-06-15')
+  assert.equal(await skippedEvents(server, sub.id), 4)
 })
 
 test('the same key with a different body, path or method → 422, and nothing happens', async (t) => {
@@ -74,7 +75,7 @@ test('the same key with a different body, path or method → 422, and nothing ha
   // The original request still replays.
   const retry = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, headers: h, json: { subscription: { interval_length: 2 } } })
   assert.deepEqual([retry.status, retry.text], [200, first.text])
-  assert.equal(skippedEvents(server, sub.id), 0)
+  assert.equal(await skippedEvents(server, sub.id), 0)
   void skip
 })
 
@@ -103,7 +104,7 @@ test('an Idempotency-Key longer than 255 characters → 422; 255 is fine', async
   const fine = await skip('', 'x'.repeat(255))
   assert.equal(fine.status, 200)
   assert.equal((await skip('', 'x'.repeat(255))).text, fine.text)
-  assert.equal(dateOf(server, sub.id), '2026-03-15')
+  assert.equal(await dateOf(server, sub.id), '2026-03-15')
 })
 
 test('authentication comes first: a missing or bad key is 401 whatever the Idempotency-Key says', async (t) => {
@@ -128,10 +129,10 @@ test('keys are per caller: another user\'s same key acts on its own; the same us
   const crossed = await skip('', 'shared', bob.key, sub.id)
   assert.deepEqual([crossed.status, crossed.body], [422, REUSED])
   const second = newApiKey()
-  await server.store.write(() => server.store.accounts.createApiKey(alice.id, sha256(second), second.slice(0, 8)))
+  await server.store.write((tx) => tx.accounts.createApiKey(alice.id, sha256(second), second.slice(0, 8)))
   const viaSecond = await skip('', 'shared', second)
   assert.deepEqual([viaSecond.status, viaSecond.headers.get('idempotent-replayed')], [200, 'true'])
-  assert.deepEqual([dateOf(server, sub.id), dateOf(server, bobs.id)], ['2026-03-15', '2026-03-15'])
+  assert.deepEqual([await dateOf(server, sub.id), await dateOf(server, bobs.id)], ['2026-03-15', '2026-03-15'])
 })
 
 test('a refused request (422) is remembered: its retry gets the same refusal even after the state changed', async (t) => {
@@ -142,7 +143,7 @@ test('a refused request (422) is remembered: its retry gets the same refusal eve
   assert.equal((await server.request('POST', `/api/v1/subscriptions/${sub.id}/resume`, { key: alice.key })).status, 200)
   const retry = await skip('', 'k-refused')
   assert.deepEqual([retry.status, retry.body, retry.headers.get('idempotent-replayed')], [422, refused.body, 'true'])
-  assert.equal(skippedEvents(server, sub.id), 0)
+  assert.equal(await skippedEvents(server, sub.id), 0)
   // A fresh key acts on the state as it is now.
   assert.equal((await skip('', 'k-fresh')).status, 200)
 })
@@ -183,7 +184,7 @@ test('admin write routes honour Idempotency-Key too (per admin token)', async (t
   const first = await adminSkip()
   const again = await adminSkip()
   assert.deepEqual([first.status, again.status, again.text, again.headers.get('idempotent-replayed')], [200, 200, first.text, 'true'])
-  assert.equal(dateOf(server, sub.id), '2026-03-15')
+  assert.equal(await dateOf(server, sub.id), '2026-03-15')
   const users = countRows(server.store, 'users')
   const createUser = (email: string) => server.request('POST', '/admin/api/v1/users', { key: ADMIN_TOKEN, headers: { 'idempotency-key': 'admin-user' }, json: { user: { email } } })
   const made = await createUser('zoe@example.com')
@@ -203,36 +204,36 @@ test('admin write routes honour Idempotency-Key too (per admin token)', async (t
 test('entries older than 24 hours are not replayed, and are pruned by writes (at most once a minute)', async (t) => {
   const { server, sub, skip } = await setup(t)
   const hoursAgo = (h: number): string => new Date(Date.now() - h * 3600_000).toISOString()
-  server.store.db.prepare("INSERT INTO idempotency_keys VALUES ('user:0', 'ancient', 'f', 200, '{}', ?)").run(hoursAgo(25))
+  sqliteOf(server.store).db.prepare("INSERT INTO idempotency_keys VALUES ('user:0', 'ancient', 'f', 200, '{}', ?)").run(hoursAgo(25))
   assert.equal((await skip('', 'old')).status, 200)
   // The first write of the process pruned the expired row.
-  assert.deepEqual(server.store.db.prepare('SELECT key FROM idempotency_keys').all().map((r) => r['key']), ['old'])
-  server.store.db.prepare('UPDATE idempotency_keys SET created_at = ?').run(hoursAgo(24.01))
+  assert.deepEqual(sqliteOf(server.store).db.prepare('SELECT key FROM idempotency_keys').all().map((r) => r['key']), ['old'])
+  sqliteOf(server.store).db.prepare('UPDATE idempotency_keys SET created_at = ?').run(hoursAgo(24.01))
   // Expired: the same key acts again, and its new answer replaces the old one.
   const again = await skip('', 'old')
   assert.deepEqual([again.status, again.headers.get('idempotent-replayed'), again.body.actionable_date], [200, null, '2026-04-15'])
   const replay = await skip('', 'old')
   assert.deepEqual([replay.text, replay.headers.get('idempotent-replayed')], [again.text, 'true'])
-  assert.equal(dateOf(server, sub.id), '2026-04-15')
+  assert.equal(await dateOf(server, sub.id), '2026-04-15')
 })
 
 test('idempotency store: save prunes rows older than 24 h, at most once a minute', async (t) => {
   const { server } = await setup(t)
-  const store = server.store.idempotency
   const t0 = Date.parse('2026-01-15T12:00:00.000Z')
   const at = (ms: number): string => new Date(t0 + ms).toISOString()
-  const keys = (): unknown[] => server.store.db.prepare('SELECT key FROM idempotency_keys ORDER BY key').all().map((r) => r['key'])
-  await server.store.write(() => {
-    store.save('s', 'a', 'f', 200, '{}', at(0))
-    server.store.db.prepare("INSERT INTO idempotency_keys VALUES ('s', 'stale', 'f', 200, '{}', ?)").run(at(-86_400_000 + 20_000))
-    store.save('s', 'b', 'f', 200, '{}', at(59_000))
+  const { db } = sqliteOf(server.store)
+  const keys = (): unknown[] => db.prepare('SELECT key FROM idempotency_keys ORDER BY key').all().map((r) => r['key'])
+  await server.store.write(async (tx) => {
+    await tx.idempotency.save('s', 'a', 'f', 200, '{}', at(0))
+    db.prepare("INSERT INTO idempotency_keys VALUES ('s', 'stale', 'f', 200, '{}', ?)").run(at(-86_400_000 + 20_000))
+    await tx.idempotency.save('s', 'b', 'f', 200, '{}', at(59_000))
   })
   assert.deepEqual(keys(), ['a', 'b', 'stale'])
   // A minute after the last prune, the next save prunes: 'stale' is now older than 24 h.
-  await server.store.write(() => store.save('s', 'c', 'f', 200, '{}', at(60_000)))
+  await server.store.write((tx) => tx.idempotency.save('s', 'c', 'f', 200, '{}', at(60_000)))
   assert.deepEqual(keys(), ['a', 'b', 'c'])
-  assert.equal(store.find('s', 'a', at(-1)) !== undefined, true)
-  assert.equal(store.find('s', 'a', at(0)), undefined)
+  assert.equal((await server.store.idempotency.find('s', 'a', at(-1))) !== undefined, true)
+  assert.equal(await server.store.idempotency.find('s', 'a', at(0)), undefined)
 })
 
 test('concurrent identical requests: the date moves once; every answer is the same 200 or a 409', async (t) => {
@@ -244,8 +245,8 @@ test('concurrent identical requests: the date moves once; every answer is the sa
   for (const r of answers.filter((a) => a.status !== 200)) {
     assert.deepEqual([r.status, r.body], [409, { error: 'A request with this Idempotency-Key is still being processed' }])
   }
-  assert.equal(dateOf(server, sub.id), '2026-03-15')
-  assert.equal(skippedEvents(server, sub.id), 1)
+  assert.equal(await dateOf(server, sub.id), '2026-03-15')
+  assert.equal(await skippedEvents(server, sub.id), 1)
 })
 
 /** A request as the router hands it to a route, without a socket. */
@@ -254,16 +255,16 @@ function fakeCtx(headers: Record<string, string>, path = '/api/v1/subscriptions/
   return { req, method: 'POST', path, route: path, params: {}, query: new URLSearchParams(), body: undefined, bodyKind: 'none', rawBody: Buffer.alloc(0), requestId: 'r', userId: null }
 }
 
-test('409 while the first request with that key is still running (the endpoint wrapper, gated)', async (t) => {
+test('409 while the first request with that key is still running (the endpoint wrapper, gated)', { timeout: 10_000 }, async (t) => {
   const { server, alice } = await setup(t)
   let release!: () => void
   const gate = new Promise<void>((resolve) => { release = resolve })
   let runs = 0
   const route = endpoint(server.app, async (_ctx, call) => {
     await gate
-    return call.commit(() => ok({ run: ++runs }))
+    return call.commit(async () => ok({ run: ++runs }))
   })
-  const otherRoute = endpoint(server.app, (_ctx, call) => call.commit(() => ok({ other: true })))
+  const otherRoute = endpoint(server.app, (_ctx, call) => call.commit(async () => ok({ other: true })))
   const headers = { authorization: `Bearer ${alice.key}`, 'idempotency-key': 'slow' }
   const first = route(fakeCtx(headers))
   await assert.rejects(route(fakeCtx(headers)), (err: unknown) =>

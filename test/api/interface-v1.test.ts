@@ -56,7 +56,7 @@ for (const encoding of ENCODINGS) {
         assertTimestamps(res.body)
         assert.deepEqual(res.body, subscriptionBody(res.body, { user_id: alice.id, interval_length: 11, actionable_date: '2027-02-15' }))
         assert.equal(countRows(server.store, 'subscriptions'), before + 1)
-        const stored = server.store.subscriptions.find(res.body.id as number)
+        const stored = await server.store.subscriptions.find(res.body.id as number)
         assert.equal(stored?.user_id, alice.id)
         assert.equal(stored?.interval_length, 11)
       })
@@ -69,7 +69,7 @@ for (const encoding of ENCODINGS) {
         })
         assert.equal(res.status, 200)
         assert.equal(res.body.user_id, alice.id)
-        assert.equal(server.store.subscriptions.find(res.body.id)?.user_id, alice.id)
+        assert.equal((await server.store.subscriptions.find(res.body.id))?.user_id, alice.id)
       })
 
       test('interval_units week is used', async () => {
@@ -90,7 +90,7 @@ for (const encoding of ENCODINGS) {
         })
         assert.equal(res.status, 200)
         assert.deepEqual(res.body, subscriptionBody(res.body, { user_id: alice.id, payment_method_id: pay.methodId, payment_source_id: pay.sourceId }))
-        const stored = server.store.subscriptions.find(res.body.id as number)
+        const stored = await server.store.subscriptions.find(res.body.id as number)
         assert.equal(stored?.payment_method_id, pay.methodId)
         assert.equal(stored?.payment_source_id, pay.sourceId)
       })
@@ -166,7 +166,7 @@ for (const encoding of ENCODINGS) {
         assert.equal(res.status, 200)
         // C7: a new interval counts from the start (created today): today + 3 months.
         assert.deepEqual(res.body, subscriptionBody(res.body, { user_id: alice.id, interval_length: 3, actionable_date: '2026-06-15', created_at: sub.created_at }))
-        assert.equal(server.store.subscriptions.find(sub.id)?.interval_length, 3)
+        assert.equal((await server.store.subscriptions.find(sub.id))?.interval_length, 3)
       })
 
       test('interval_length -1: 422 and nothing changes', async () => {
@@ -177,7 +177,7 @@ for (const encoding of ENCODINGS) {
         assert.equal(res.status, 422)
         assert.deepEqual(res.body, { interval_length: ['must be greater than 0'] })
         assert.equal(snapshot(server.store), before)
-        assert.equal(server.store.subscriptions.find(sub.id)?.interval_length, 2)
+        assert.equal((await server.store.subscriptions.find(sub.id))?.interval_length, 2)
       })
 
       test('a caller who does not own the subscription: 401 and nothing changes', async () => {
@@ -202,7 +202,7 @@ for (const encoding of ENCODINGS) {
           id: itemId, subscription_id: sub.id, subscribable_id: sub.line_items[0].subscribable_id, quantity: 4,
           created_at: sub.line_items[0].created_at, updated_at: res.body.updated_at,
         })
-        assert.equal(server.store.subscriptions.lineItemById(itemId)?.quantity, 4)
+        assert.equal((await server.store.subscriptions.lineItemById(itemId))?.quantity, 4)
       })
 
       test('quantity -1: 422 and nothing changes', async () => {
@@ -213,7 +213,7 @@ for (const encoding of ENCODINGS) {
         assert.equal(res.status, 422)
         assert.deepEqual(res.body, { quantity: ['must be greater than 0'] })
         assert.equal(snapshot(server.store), before)
-        assert.equal(server.store.subscriptions.lineItemById(itemId)?.quantity, 2)
+        assert.equal((await server.store.subscriptions.lineItemById(itemId))?.quantity, 2)
       })
 
       test('a caller who does not own the parent subscription: 401 and nothing changes', async () => {
@@ -240,7 +240,7 @@ describe('3. Skip a subscription (no payload)', () => {
     assert.deepEqual(res.body, subscriptionBody(res.body, {
       user_id: alice.id, interval_units: 'week', actionable_date: '2026-03-29', skip_count: 1, successive_skip_count: 1, created_at: sub.created_at,
     }))
-    const stored = server.store.subscriptions.find(sub.id)
+    const stored = await server.store.subscriptions.find(sub.id)
     assert.equal(stored?.actionable_date, '2026-03-29')
     assert.equal(stored?.state, 'active')
   })
@@ -273,7 +273,7 @@ describe('4. Cancel a subscription (no payload)', () => {
     const res = await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: alice.key })
     assert.equal(res.status, 200)
     assert.deepEqual(res.body, subscriptionBody(res.body, { user_id: alice.id, state: 'canceled', actionable_date: null, created_at: sub.created_at }))
-    assert.equal(server.store.subscriptions.find(sub.id)?.state, 'canceled')
+    assert.equal((await server.store.subscriptions.find(sub.id))?.state, 'canceled')
   })
 
   test('a subscription in any state is canceled (a canceled one again: 200)', async () => {
@@ -287,7 +287,7 @@ describe('4. Cancel a subscription (no payload)', () => {
     const again = await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: alice.key })
     assert.equal(again.status, 200)
     assert.equal(again.body.state, 'canceled')
-    assert.equal(server.store.subscriptions.find(sub.id)?.state, 'canceled')
+    assert.equal((await server.store.subscriptions.find(sub.id))?.state, 'canceled')
   })
 
   test('a caller who does not own the subscription: 401 and nothing changes', async () => {
@@ -299,7 +299,7 @@ describe('4. Cancel a subscription (no payload)', () => {
     assert.equal(res.status, 401)
     assert.deepEqual(res.body, NOT_AUTHORIZED)
     assert.equal(snapshot(server.store), before)
-    assert.equal(server.store.subscriptions.find(sub.id)?.state, 'active')
+    assert.equal((await server.store.subscriptions.find(sub.id))?.state, 'active')
   })
 })
 
@@ -310,7 +310,7 @@ describe('6. Delete a line item (no payload)', () => {
     const res = await server.request('DELETE', `/api/v1/line_items/${itemId}`, { key: alice.key })
     assert.equal(res.status, 200)
     assert.deepEqual(res.body, sub.line_items[0])
-    assert.equal(server.store.subscriptions.lineItemById(itemId), undefined)
+    assert.equal(await server.store.subscriptions.lineItemById(itemId), undefined)
     const gone = await server.request('GET', `/api/v1/line_items/${itemId}`, { key: alice.key })
     assert.equal(gone.status, 404)
     const shown = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: alice.key })
@@ -326,7 +326,7 @@ describe('6. Delete a line item (no payload)', () => {
     assert.equal(res.status, 401)
     assert.deepEqual(res.body, NOT_AUTHORIZED)
     assert.equal(snapshot(server.store), before)
-    assert.equal(server.store.subscriptions.lineItemById(itemId)?.quantity, 2)
+    assert.equal((await server.store.subscriptions.lineItemById(itemId))?.quantity, 2)
   })
 })
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { ADMIN_TOKEN, createSubscription, seedSubscribable, seedUser, snapshot, startTestServer, type TestResponse, type TestServer } from '../helpers/server.ts'
 import { renderSubscription } from '../../src/domain/representation.ts'
 import type { SubscriptionPatch } from '../../src/domain/types.ts'
+import { sqliteOf } from '../helpers/store.ts'
 
 /** C8 over HTTP: set up state, act, then check the status, the whole body, the stored record and the event. */
 const TODAY = '2026-01-15'
@@ -19,27 +20,27 @@ async function setup(t: import('node:test').TestContext, env: Record<string, str
   return { server, alice, item, make, act }
 }
 
-function stored(server: TestServer, id: number): Record<string, unknown> {
-  const sub = server.store.subscriptions.find(id)
+async function stored(server: TestServer, id: number): Promise<Record<string, unknown>> {
+  const sub = await server.store.subscriptions.find(id)
   assert.ok(sub)
-  return renderSubscription(sub, server.store.subscriptions.lineItems(id))
+  return renderSubscription(sub, await server.store.subscriptions.lineItems(id))
 }
 
 const eventsOf = (server: TestServer, id: number) => server.store.events.ofSubscription(id, 0, 1000)
 
 /** Directly in the store, as the processor or an operator would (for states the customer API cannot reach). */
 async function force(server: TestServer, id: number, patch: SubscriptionPatch): Promise<any> {
-  await server.store.write(() => server.store.subscriptions.update(server.store.subscriptions.find(id)!, patch))
+  await server.store.write(async (tx) => tx.subscriptions.update((await tx.subscriptions.lock(id))!, patch))
   return stored(server, id)
 }
 
 /** 200 with the subscription as it was plus `changes`, stored so, and exactly one new event of `type` holding it. */
-function assertChanged(server: TestServer, res: TestResponse, before: any, changes: Record<string, unknown>, type: string, eventsBefore: number): void {
+async function assertChanged(server: TestServer, res: TestResponse, before: any, changes: Record<string, unknown>, type: string, eventsBefore: number): Promise<void> {
   assert.equal(res.status, 200, res.text)
   assert.deepEqual(res.body, { ...before, ...changes, updated_at: res.body.updated_at })
   assert.ok(res.body.updated_at >= before.updated_at)
-  assert.deepEqual(stored(server, before.id), res.body)
-  const events = eventsOf(server, before.id)
+  assert.deepEqual(await stored(server, before.id), res.body)
+  const events = await eventsOf(server, before.id)
   assert.equal(events.length, eventsBefore + 1)
   const newest = events[0]
   assert.ok(newest)
@@ -65,25 +66,25 @@ test('skip moves actionable_date one interval forward and increments both counte
   const { server, make, act } = await setup(t)
   const sub = await make({ interval_units: 'week', interval_length: 1, actionable_date: '2026-01-22' })
   const res = await act(sub.id, 'skip')
-  assertChanged(server, res, sub, { actionable_date: '2026-01-29', skip_count: 1, successive_skip_count: 1 }, 'subscription.skipped', 1)
+  await assertChanged(server, res, sub, { actionable_date: '2026-01-29', skip_count: 1, successive_skip_count: 1 }, 'subscription.skipped', 1)
   const again = await act(sub.id, 'skip')
-  assertChanged(server, again, res.body, { actionable_date: '2026-02-05', skip_count: 2, successive_skip_count: 2 }, 'subscription.skipped', 2)
+  await assertChanged(server, again, res.body, { actionable_date: '2026-02-05', skip_count: 2, successive_skip_count: 2 }, 'subscription.skipped', 2)
 })
 
 test('skip keeps the anchor day: monthly on the 31st goes Jan 31 → Feb 28 → Mar 31', async (t) => {
   const { server, make, act } = await setup(t)
   const sub = await make({ actionable_date: '2026-01-31' })
   const first = await act(sub.id, 'skip')
-  assertChanged(server, first, sub, { actionable_date: '2026-02-28', skip_count: 1, successive_skip_count: 1 }, 'subscription.skipped', 1)
+  await assertChanged(server, first, sub, { actionable_date: '2026-02-28', skip_count: 1, successive_skip_count: 1 }, 'subscription.skipped', 1)
   const second = await act(sub.id, 'skip')
-  assertChanged(server, second, first.body, { actionable_date: '2026-03-31', skip_count: 2, successive_skip_count: 2 }, 'subscription.skipped', 2)
+  await assertChanged(server, second, first.body, { actionable_date: '2026-03-31', skip_count: 2, successive_skip_count: 2 }, 'subscription.skipped', 2)
 })
 
 test('skip of a subscription without a date counts from today + one interval', async (t) => {
   const { server, make, act } = await setup(t)
   const sub = await force(server, (await make({ interval_units: 'day', interval_length: 10 })).id, { actionable_date: null })
   const res = await act(sub.id, 'skip')
-  assertChanged(server, res, sub, { actionable_date: '2026-01-25', skip_count: 1, successive_skip_count: 1 }, 'subscription.skipped', 1)
+  await assertChanged(server, res, sub, { actionable_date: '2026-01-25', skip_count: 1, successive_skip_count: 1 }, 'subscription.skipped', 1)
 })
 
 test('skip of a paused subscription → 422 paused, with or without a resume date; nothing changes', async (t) => {
@@ -114,7 +115,7 @@ test('skip of a pending_cancellation subscription is allowed', async (t) => {
   const { server, make, act } = await setup(t)
   const sub = await force(server, (await make()).id, { state: 'pending_cancellation' })
   const res = await act(sub.id, 'skip')
-  assertChanged(server, res, sub, { actionable_date: '2026-03-15', skip_count: 1, successive_skip_count: 1 }, 'subscription.skipped', 1)
+  await assertChanged(server, res, sub, { actionable_date: '2026-03-15', skip_count: 1, successive_skip_count: 1 }, 'subscription.skipped', 1)
 })
 
 test('REPLENISH_MAX_SUCCESSIVE_SKIPS and REPLENISH_MAX_TOTAL_SKIPS → 422 keyed successive_skip_count / skip_count', async (t) => {
@@ -126,11 +127,11 @@ test('REPLENISH_MAX_SUCCESSIVE_SKIPS and REPLENISH_MAX_TOTAL_SKIPS → 422 keyed
   assertRefused(server, await act(sub.id, 'skip'), {
     successive_skip_count: ['This subscription has exceeded the maximum configured successive skip limit. It can be skipped again after the next time it is processed.'],
   }, snap)
-  assert.equal(stored(server, sub.id)['actionable_date'], '2026-04-15')
+  assert.equal((await stored(server, sub.id))['actionable_date'], '2026-04-15')
   // An installment resets the successive count (C8); the total still counts.
   const reset = await force(server, sub.id, { successive_skip_count: 0 })
   const third = await act(sub.id, 'skip')
-  assertChanged(server, third, reset, { actionable_date: '2026-05-15', skip_count: 3, successive_skip_count: 1 }, 'subscription.skipped', 3)
+  await assertChanged(server, third, reset, { actionable_date: '2026-05-15', skip_count: 3, successive_skip_count: 1 }, 'subscription.skipped', 3)
   snap = snapshot(server.store)
   assertRefused(server, await act(sub.id, 'skip'), {
     skip_count: ['This subscription has exceeded the maximum configured skip limit. It can no longer be skipped.'],
@@ -152,13 +153,13 @@ test('without limits a subscription can be skipped again and again; the admin AP
   const unlimited = await setup(t)
   const sub = await unlimited.make()
   for (let i = 0; i < 5; i++) assert.equal((await unlimited.act(sub.id, 'skip')).status, 200)
-  assert.equal(stored(unlimited.server, sub.id)['skip_count'], 5)
+  assert.equal((await stored(unlimited.server, sub.id))['skip_count'], 5)
 
   const limited = await setup(t, { REPLENISH_MAX_TOTAL_SKIPS: '0', REPLENISH_MAX_SUCCESSIVE_SKIPS: '0' })
   const other = await limited.make()
   assert.equal((await limited.act(other.id, 'skip')).status, 422)
   const res = await limited.server.request('POST', `/admin/api/v1/subscriptions/${other.id}/skip`, { key: ADMIN_TOKEN })
-  assertChanged(limited.server, res, other, { actionable_date: '2026-03-15', skip_count: 1, successive_skip_count: 1 }, 'subscription.skipped', 1)
+  await assertChanged(limited.server, res, other, { actionable_date: '2026-03-15', skip_count: 1, successive_skip_count: 1 }, 'subscription.skipped', 1)
 })
 
 // ---- cancel ---------------------------------------------------------------------------------------
@@ -167,7 +168,7 @@ test('cancel an active subscription → canceled, actionable_date null; cancelin
   const { server, make, act } = await setup(t)
   const sub = await make()
   const res = await act(sub.id, 'cancel')
-  assertChanged(server, res, sub, { state: 'canceled', actionable_date: null }, 'subscription.canceled', 1)
+  await assertChanged(server, res, sub, { state: 'canceled', actionable_date: null }, 'subscription.canceled', 1)
   const snap = snapshot(server.store)
   assertNoop(server, await act(sub.id, 'cancel'), res.body, snap)
 })
@@ -176,11 +177,11 @@ test('cancel from every state: paused (flag cleared), pending_cancellation, inac
   const { server, make, act } = await setup(t)
   const paused = await make()
   const pausedBody = (await act(paused.id, 'pause', { subscription: { actionable_date: '2026-02-01' } })).body
-  assertChanged(server, await act(paused.id, 'cancel'), pausedBody, { state: 'canceled', actionable_date: null, paused: false }, 'subscription.canceled', 2)
+  await assertChanged(server, await act(paused.id, 'cancel'), pausedBody, { state: 'canceled', actionable_date: null, paused: false }, 'subscription.canceled', 2)
   const pending = await force(server, (await make()).id, { state: 'pending_cancellation' })
-  assertChanged(server, await act(pending.id, 'cancel'), pending, { state: 'canceled', actionable_date: null }, 'subscription.canceled', 1)
+  await assertChanged(server, await act(pending.id, 'cancel'), pending, { state: 'canceled', actionable_date: null }, 'subscription.canceled', 1)
   const inactive = await force(server, (await make()).id, { state: 'inactive', actionable_date: null })
-  assertChanged(server, await act(inactive.id, 'cancel'), inactive, { state: 'canceled' }, 'subscription.canceled', 1)
+  await assertChanged(server, await act(inactive.id, 'cancel'), inactive, { state: 'canceled' }, 'subscription.canceled', 1)
 })
 
 test('REPLENISH_CANCELLATION_NOTICE_DAYS: actionable_date − N < today → pending_cancellation; again later → canceled when the notice allows', async (t) => {
@@ -188,27 +189,27 @@ test('REPLENISH_CANCELLATION_NOTICE_DAYS: actionable_date − N < today → pend
   // 2026-01-20 − 7 = 01-13 < 01-15: too late, one more delivery is made.
   const sub = await make({ actionable_date: '2026-01-20' })
   const res = await act(sub.id, 'cancel')
-  assertChanged(server, res, sub, { state: 'pending_cancellation' }, 'subscription.cancellation_pending', 1)
+  await assertChanged(server, res, sub, { state: 'pending_cancellation' }, 'subscription.cancellation_pending', 1)
   // Still too late: stays pending, 200, no event.
   const snap = snapshot(server.store)
   assertNoop(server, await act(sub.id, 'cancel'), res.body, snap)
   // Its date moves out (as after the delivery, or an update): now the notice allows it.
   const moved = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: { actionable_date: '2026-02-20' } } })
   assert.equal(moved.status, 200, moved.text)
-  assertChanged(server, await act(sub.id, 'cancel'), moved.body, { state: 'canceled', actionable_date: null }, 'subscription.canceled', 3)
+  await assertChanged(server, await act(sub.id, 'cancel'), moved.body, { state: 'canceled', actionable_date: null }, 'subscription.canceled', 3)
 })
 
 test('cancellation notice boundary: exactly N days before the date is enough notice; no date cancels at once', async (t) => {
   const { server, make, act } = await setup(t, { REPLENISH_CANCELLATION_NOTICE_DAYS: '7' })
   const onTime = await make({ actionable_date: '2026-01-22' })
-  assertChanged(server, await act(onTime.id, 'cancel'), onTime, { state: 'canceled', actionable_date: null }, 'subscription.canceled', 1)
+  await assertChanged(server, await act(onTime.id, 'cancel'), onTime, { state: 'canceled', actionable_date: null }, 'subscription.canceled', 1)
   const paused = await make({ actionable_date: '2026-01-16' })
   const pausedBody = (await act(paused.id, 'pause')).body
-  assertChanged(server, await act(paused.id, 'cancel'), pausedBody, { state: 'canceled', paused: false }, 'subscription.canceled', 2)
+  await assertChanged(server, await act(paused.id, 'cancel'), pausedBody, { state: 'canceled', paused: false }, 'subscription.canceled', 2)
   // The admin API cancels at once whatever the notice (C11).
   const late = await make({ actionable_date: '2026-01-16' })
   const res = await server.request('POST', `/admin/api/v1/subscriptions/${late.id}/cancel`, { key: ADMIN_TOKEN })
-  assertChanged(server, res, late, { state: 'canceled', actionable_date: null }, 'subscription.canceled', 1)
+  await assertChanged(server, res, late, { state: 'canceled', actionable_date: null }, 'subscription.canceled', 1)
 })
 
 // ---- pause and resume ------------------------------------------------------------------------------
@@ -217,7 +218,7 @@ test('pause without a date pauses indefinitely (actionable_date null); pausing a
   const { server, make, act } = await setup(t)
   const sub = await make()
   const res = await act(sub.id, 'pause')
-  assertChanged(server, res, sub, { paused: true, actionable_date: null }, 'subscription.paused', 1)
+  await assertChanged(server, res, sub, { paused: true, actionable_date: null }, 'subscription.paused', 1)
   const snap = snapshot(server.store)
   assertNoop(server, await act(sub.id, 'pause', { subscription: { actionable_date: '2026-06-01' } }), res.body, snap)
 })
@@ -225,20 +226,20 @@ test('pause without a date pauses indefinitely (actionable_date null); pausing a
 test('pause with a date keeps it; a date before tomorrow becomes tomorrow', async (t) => {
   const { server, make, act, alice } = await setup(t)
   const later = await make()
-  assertChanged(server, await act(later.id, 'pause', { subscription: { actionable_date: '2026-03-31' } }), later,
+  await assertChanged(server, await act(later.id, 'pause', { subscription: { actionable_date: '2026-03-31' } }), later,
     { paused: true, actionable_date: '2026-03-31' }, 'subscription.paused', 1)
   for (const date of ['2026-01-15', '2025-12-01', '2026-01-16']) {
     const sub = await make()
-    assertChanged(server, await act(sub.id, 'pause', { subscription: { actionable_date: date } }), sub,
+    await assertChanged(server, await act(sub.id, 'pause', { subscription: { actionable_date: date } }), sub,
       { paused: true, actionable_date: '2026-01-16' }, 'subscription.paused', 1)
   }
   // Unwrapped JSON and form bodies say the same (C1).
   const unwrapped = await make()
-  assertChanged(server, await act(unwrapped.id, 'pause', { actionable_date: '2026-02-02' }), unwrapped,
+  await assertChanged(server, await act(unwrapped.id, 'pause', { actionable_date: '2026-02-02' }), unwrapped,
     { paused: true, actionable_date: '2026-02-02' }, 'subscription.paused', 1)
   const form = await make()
   const formRes = await server.request('POST', `/api/v1/subscriptions/${form.id}/pause`, { key: alice.key, form: 'subscription%5Bactionable_date%5D=2026-02-03' })
-  assertChanged(server, formRes, form, { paused: true, actionable_date: '2026-02-03' }, 'subscription.paused', 1)
+  await assertChanged(server, formRes, form, { paused: true, actionable_date: '2026-02-03' }, 'subscription.paused', 1)
 })
 
 test('pause with a date that is not a date → 422 actionable_date, nothing changes', async (t) => {
@@ -264,12 +265,12 @@ test('pause or resume of a subscription that is not active → 422 paused', asyn
 test('resume: paused false, actionable_date tomorrow by default, or the given date when later', async (t) => {
   const { server, make, act } = await setup(t)
   const a = (await act((await make()).id, 'pause')).body
-  assertChanged(server, await act(a.id, 'resume'), a, { paused: false, actionable_date: '2026-01-16' }, 'subscription.resumed', 2)
+  await assertChanged(server, await act(a.id, 'resume'), a, { paused: false, actionable_date: '2026-01-16' }, 'subscription.resumed', 2)
   const b = (await act((await make()).id, 'pause', { subscription: { actionable_date: '2026-05-01' } })).body
-  assertChanged(server, await act(b.id, 'resume', { subscription: { actionable_date: '2026-04-30' } }), b,
+  await assertChanged(server, await act(b.id, 'resume', { subscription: { actionable_date: '2026-04-30' } }), b,
     { paused: false, actionable_date: '2026-04-30' }, 'subscription.resumed', 2)
   const c = (await act((await make()).id, 'pause')).body
-  assertChanged(server, await act(c.id, 'resume', { subscription: { actionable_date: '2026-01-10' } }), c,
+  await assertChanged(server, await act(c.id, 'resume', { subscription: { actionable_date: '2026-01-10' } }), c,
     { paused: false, actionable_date: '2026-01-16' }, 'subscription.resumed', 2)
 })
 
@@ -277,7 +278,7 @@ test('resume anchors the new date: resumed on the 31st, skips go → Feb 28 → 
   const { server, make, act } = await setup(t)
   const paused = (await act((await make()).id, 'pause')).body
   const resumed = await act(paused.id, 'resume', { subscription: { actionable_date: '2026-01-31' } })
-  assertChanged(server, resumed, paused, { paused: false, actionable_date: '2026-01-31' }, 'subscription.resumed', 2)
+  await assertChanged(server, resumed, paused, { paused: false, actionable_date: '2026-01-31' }, 'subscription.resumed', 2)
   assert.equal((await act(paused.id, 'skip')).body.actionable_date, '2026-02-28')
   assert.equal((await act(paused.id, 'skip')).body.actionable_date, '2026-03-31')
 })
@@ -294,17 +295,17 @@ test('resume of an active subscription that is not paused is a no-op 200', async
 test('activate a canceled, pending_cancellation or inactive subscription → active on today + one interval', async (t) => {
   const { server, make, act } = await setup(t)
   const canceled = (await act((await make({ interval_units: 'week', interval_length: 2 })).id, 'cancel')).body
-  assertChanged(server, await act(canceled.id, 'activate'), canceled, { state: 'active', actionable_date: '2026-01-29' }, 'subscription.activated', 2)
+  await assertChanged(server, await act(canceled.id, 'activate'), canceled, { state: 'active', actionable_date: '2026-01-29' }, 'subscription.activated', 2)
   const pending = await force(server, (await make({ actionable_date: '2026-01-17' })).id, { state: 'pending_cancellation' })
-  assertChanged(server, await act(pending.id, 'activate'), pending, { state: 'active', actionable_date: '2026-02-15' }, 'subscription.activated', 1)
+  await assertChanged(server, await act(pending.id, 'activate'), pending, { state: 'active', actionable_date: '2026-02-15' }, 'subscription.activated', 1)
   const inactive = await force(server, (await make({ interval_units: 'year' })).id, { state: 'inactive', actionable_date: null })
-  assertChanged(server, await act(inactive.id, 'activate'), inactive, { state: 'active', actionable_date: '2027-01-15' }, 'subscription.activated', 1)
+  await assertChanged(server, await act(inactive.id, 'activate'), inactive, { state: 'active', actionable_date: '2027-01-15' }, 'subscription.activated', 1)
 })
 
 test('activate on the 31st: the new date is Feb 28 and its day (28) becomes the anchor', async (t) => {
   const { server, make, act } = await setup(t, { REPLENISH_TODAY: '2026-01-31' })
   const canceled = (await act((await make()).id, 'cancel')).body
-  assertChanged(server, await act(canceled.id, 'activate'), canceled, { state: 'active', actionable_date: '2026-02-28' }, 'subscription.activated', 2)
+  await assertChanged(server, await act(canceled.id, 'activate'), canceled, { state: 'active', actionable_date: '2026-02-28' }, 'subscription.activated', 2)
   assert.equal((await act(canceled.id, 'skip')).body.actionable_date, '2026-03-28')
 })
 
@@ -351,7 +352,7 @@ test('end_date must be a real date after today; actionable_date today or later',
   const ok = await create({ actionable_date: TODAY, end_date: '2026-01-16' })
   assert.equal(ok.status, 200, ok.text)
   assert.deepEqual([ok.body.actionable_date, ok.body.end_date], [TODAY, '2026-01-16'])
-  assert.deepEqual(stored(server, ok.body.id), ok.body)
+  assert.deepEqual(await stored(server, ok.body.id), ok.body)
 })
 
 test('update end_date: set (after today), refused when not after today, cleared with null; each change is subscription.updated', async (t) => {
@@ -359,12 +360,12 @@ test('update end_date: set (after today), refused when not after today, cleared 
   const sub = await make()
   const patch = (attrs: Record<string, unknown>) => server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: attrs } })
   const set = await patch({ end_date: '2026-12-31' })
-  assertChanged(server, set, sub, { end_date: '2026-12-31' }, 'subscription.updated', 1)
+  await assertChanged(server, set, sub, { end_date: '2026-12-31' }, 'subscription.updated', 1)
   const snap = snapshot(server.store)
   assertRefused(server, await patch({ end_date: TODAY }), { end_date: ['must be after today'] }, snap)
   assertRefused(server, await patch({ actionable_date: '2026-01-01' }), { actionable_date: ['must be today or later'] }, snap)
   const cleared = await patch({ end_date: null })
-  assertChanged(server, cleared, set.body, { end_date: null }, 'subscription.updated', 2)
+  await assertChanged(server, cleared, set.body, { end_date: null }, 'subscription.updated', 2)
 })
 
 // ---- C7: the interval change rule ----------------------------------------------------------------------
@@ -375,9 +376,9 @@ test('C7: changing the interval moves actionable_date to the creation date + the
   assert.equal(sub.actionable_date, '2026-02-28')
   const patch = (attrs: Record<string, unknown>) => server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: attrs } })
   const two = await patch({ interval_length: 2 })
-  assertChanged(server, two, sub, { interval_length: 2, actionable_date: '2026-03-31' }, 'subscription.frequency_changed', 1)
+  await assertChanged(server, two, sub, { interval_length: 2, actionable_date: '2026-03-31' }, 'subscription.frequency_changed', 1)
   const weekly = await patch({ interval_length: 3, interval_units: 'week' })
-  assertChanged(server, weekly, two.body, { interval_length: 3, interval_units: 'week', actionable_date: '2026-02-21' }, 'subscription.frequency_changed', 2)
+  await assertChanged(server, weekly, two.body, { interval_length: 3, interval_units: 'week', actionable_date: '2026-02-21' }, 'subscription.frequency_changed', 2)
   // The same interval again changes nothing.
   const snap = snapshot(server.store)
   assertNoop(server, await patch({ interval_length: '3', interval_units: 'week' }), weekly.body, snap)
@@ -387,25 +388,25 @@ test('C7: never before today; an actionable_date in the same request wins', asyn
   const { server, make, alice } = await setup(t)
   const sub = await make()
   // Made long ago (in the service clock): creation + 1 week is in the past, so the date becomes today.
-  server.store.db.prepare('UPDATE subscriptions SET created_on = ? WHERE id = ?').run('2025-06-15', sub.id)
+  sqliteOf(server.store).db.prepare('UPDATE subscriptions SET created_on = ? WHERE id = ?').run('2025-06-15', sub.id)
   const patch = (attrs: Record<string, unknown>) => server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: attrs } })
   const weekly = await patch({ interval_units: 'week' })
-  assertChanged(server, weekly, sub, { interval_units: 'week', actionable_date: TODAY }, 'subscription.frequency_changed', 1)
+  await assertChanged(server, weekly, sub, { interval_units: 'week', actionable_date: TODAY }, 'subscription.frequency_changed', 1)
   const both = await patch({ interval_length: 2, actionable_date: '2026-04-01' })
   assert.equal(both.status, 200, both.text)
   assert.deepEqual(both.body, { ...weekly.body, interval_length: 2, actionable_date: '2026-04-01', updated_at: both.body.updated_at })
-  assert.deepEqual(eventsOf(server, sub.id).slice(0, 2).map((e) => e.type).sort(), ['subscription.frequency_changed', 'subscription.updated'])
-  assert.deepEqual(stored(server, sub.id), both.body)
+  assert.deepEqual((await eventsOf(server, sub.id)).slice(0, 2).map((e) => e.type).sort(), ['subscription.frequency_changed', 'subscription.updated'])
+  assert.deepEqual(await stored(server, sub.id), both.body)
 })
 
 test('C7: with an installment, the base is the last installment\'s due date', async (t) => {
   const { server, make, alice } = await setup(t)
   const sub = await make()
   const now = new Date().toISOString()
-  const insert = server.store.db.prepare(`INSERT INTO installments (subscription_id, due_date, state, line_items, currency, created_at, updated_at)
+  const insert = sqliteOf(server.store).db.prepare(`INSERT INTO installments (subscription_id, due_date, state, line_items, currency, created_at, updated_at)
     VALUES (?, ?, 'fulfilled', '[]', 'USD', ?, ?)`)
   insert.run(sub.id, '2025-12-20', now, now)
   insert.run(sub.id, '2026-01-10', now, now)
   const res = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: { interval_units: 'week', interval_length: 2 } } })
-  assertChanged(server, res, sub, { interval_units: 'week', interval_length: 2, actionable_date: '2026-01-24' }, 'subscription.frequency_changed', 1)
+  await assertChanged(server, res, sub, { interval_units: 'week', interval_length: 2, actionable_date: '2026-01-24' }, 'subscription.frequency_changed', 1)
 })

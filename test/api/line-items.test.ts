@@ -55,7 +55,7 @@ describe('POST /api/v1/subscriptions/:id/line_items', () => {
       assert.equal(res.status, 200)
       assert.match(res.body.created_at, ISO_TIME)
       assert.deepEqual(res.body, { id: res.body.id, subscription_id: sub.id, subscribable_id: tea, quantity, created_at: res.body.created_at, updated_at: res.body.created_at })
-      assert.deepEqual(server.store.subscriptions.lineItemById(res.body.id), res.body)
+      assert.deepEqual(await server.store.subscriptions.lineItemById(res.body.id), res.body)
     }
     const shown = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: alice.key })
     assert.deepEqual(shown.body.line_items.map((li: any) => [li.subscribable_id, li.quantity]), [[coffee, 2], [tea, 3], [tea, 4], [tea, 5]])
@@ -106,7 +106,7 @@ describe('PATCH /api/v1/line_items/:id', () => {
       const res = await server.request('PATCH', `/api/v1/line_items/${item.id}`, { key: alice.key, ...options })
       assert.equal(res.status, 200)
       assert.deepEqual(res.body, { ...item, quantity, updated_at: res.body.updated_at })
-      assert.equal(server.store.subscriptions.lineItemById(item.id)?.quantity, quantity)
+      assert.equal((await server.store.subscriptions.lineItemById(item.id))?.quantity, quantity)
     }
   })
 
@@ -115,7 +115,7 @@ describe('PATCH /api/v1/line_items/:id', () => {
     const res = await server.request('PATCH', `/api/v1/line_items/${item.id}`, { key: alice.key, json: { subscription_line_item: { subscribable_id: tea, quantity: 6 } } })
     assert.equal(res.status, 200)
     assert.deepEqual(res.body, { ...item, subscribable_id: tea, quantity: 6, updated_at: res.body.updated_at })
-    const stored = server.store.subscriptions.lineItemById(item.id)
+    const stored = await server.store.subscriptions.lineItemById(item.id)
     assert.deepEqual([stored?.subscribable_id, stored?.quantity], [tea, 6])
   })
 
@@ -151,7 +151,7 @@ describe('DELETE /api/v1/line_items/:id', () => {
     const { sub, item } = await withItem()
     const res = await server.request('DELETE', `/api/v1/line_items/${item.id}`, { key: alice.key })
     assert.deepEqual([res.status, res.body], [200, item])
-    assert.deepEqual(server.store.subscriptions.lineItems(sub.id), [])
+    assert.deepEqual(await server.store.subscriptions.lineItems(sub.id), [])
     const again = await server.request('DELETE', `/api/v1/line_items/${item.id}`, { key: alice.key })
     assert.deepEqual([again.status, again.body], [404, NOT_FOUND])
   })
@@ -169,6 +169,6 @@ describe('DELETE /api/v1/line_items/:id', () => {
   test('another user: 401 and the item stays', async () => {
     const { item } = await withItem()
     await refusedWithout(() => server.request('DELETE', `/api/v1/line_items/${item.id}`, { key: bob.key }), 401, NOT_AUTHORIZED)
-    assert.deepEqual(server.store.subscriptions.lineItemById(item.id), item)
+    assert.deepEqual(await server.store.subscriptions.lineItemById(item.id), item)
   })
 })

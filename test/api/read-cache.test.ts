@@ -5,9 +5,10 @@ import { serviceClock } from '../../src/clock.ts'
 import { runProcessor } from '../../src/processing/processor.ts'
 import { renderSubscription } from '../../src/domain/representation.ts'
 import { ADMIN_TOKEN, createSubscription, seedSubscribable, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
+import { sqliteOf } from '../helpers/store.ts'
 
 /**
- * The GET body cache (issue 6, src/store/body-cache.ts) must never answer with a body that is no
+ * The GET body cache (issue 6, src/store/sqlite/body-cache.ts) must never answer with a body that is no
  * longer true. Each test reads a subscription (so it is cached), changes it one way, and reads it
  * again: the answer must be what SQLite renders now, byte for byte.
  */
@@ -29,11 +30,11 @@ async function setup(t: TestContext, env: Record<string, string> = {}) {
   return { server, user, sub, items, get }
 }
 
-const cacheSize = (server: TestServer): number => server.store.readCacheSize()
+const cacheSize = (server: TestServer): number => sqliteOf(server.store).readCacheSize()
 
 /** What the database says now, rendered without the cache. */
 function fresh(server: TestServer, id: number): unknown {
-  const row = server.store.db.prepare('SELECT quantity FROM line_items WHERE subscription_id = ? ORDER BY id').all(id) as { quantity: number }[]
+  const row = sqliteOf(server.store).db.prepare('SELECT quantity FROM line_items WHERE subscription_id = ? ORDER BY id').all(id) as { quantity: number }[]
   return row.map((r) => r.quantity)
 }
 
@@ -42,8 +43,8 @@ test('a second GET of an unchanged subscription is answered from the cache with 
   const first = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: user.key })
   // Change the row behind SQLite's back in a way no trigger sees (a TEMP trigger is dropped):
   // the cached answer is still served, which shows the second read came from the cache.
-  server.store.db.exec('DROP TRIGGER temp.body_cache_subscription_updated')
-  server.store.db.prepare("UPDATE subscriptions SET currency = 'EUR' WHERE id = ?").run(sub.id)
+  sqliteOf(server.store).db.exec('DROP TRIGGER temp.body_cache_subscription_updated')
+  sqliteOf(server.store).db.prepare("UPDATE subscriptions SET currency = 'EUR' WHERE id = ?").run(sub.id)
   const second = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: user.key })
   assert.equal(second.text, first.text)
 })
@@ -109,10 +110,10 @@ test('a unit that wrote and then failed leaves no trace in the cache, even of wh
   const { server, sub, get } = await setup(t)
   const original = await get()
   await assert.rejects(
-    server.store.write(() => {
-      server.store.db.prepare('UPDATE line_items SET quantity = 99 WHERE id = ?').run(sub.line_items[0].id)
+    server.store.write(async (tx) => {
+      await tx.subscriptions.updateLineItem((await tx.subscriptions.lineItemById(sub.line_items[0].id))!, sub.line_items[0].subscribable_id, 99)
       // Read inside the unit: this sees (and would cache) the write about to be rolled back.
-      assert.equal(JSON.parse(server.store.subscriptions.findJson(sub.id)!.body).line_items[0].quantity, 99)
+      assert.equal(JSON.parse((await tx.subscriptions.findJson(sub.id))!.body).line_items[0].quantity, 99)
       throw new Error('the unit fails')
     }),
     /the unit fails/,
@@ -133,13 +134,16 @@ test('a batch whose COMMIT fails leaves no trace in the cache of what was read i
   const user = await seedUser(server.store)
   const item = await seedSubscribable(server.store)
   const sub = await createSubscription(server, user.key, { line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
-  const original = server.store.subscriptions.findJson(sub.id)!.body
+  const original = (await server.store.subscriptions.findJson(sub.id))!.body
   failNext = true
-  const unit = server.store.write(() => server.store.db.prepare('UPDATE line_items SET quantity = 5 WHERE id = ?').run(sub.line_items[0].id))
-  // Between the unit and its COMMIT a read sees the uncommitted quantity, and caches it.
-  assert.equal(JSON.parse(server.store.subscriptions.findJson(sub.id)!.body).line_items[0].quantity, 5)
+  const unit = server.store.write(async (tx) => {
+    await tx.subscriptions.updateLineItem((await tx.subscriptions.lineItemById(sub.line_items[0].id))!, sub.line_items[0].subscribable_id, 5)
+  })
+  // Between the unit and its COMMIT (group commit: the unit has finished, its batch has not
+  // committed yet) a read sees the uncommitted quantity, and caches it.
+  assert.equal(JSON.parse((await server.store.subscriptions.findJson(sub.id))!.body).line_items[0].quantity, 5)
   await assert.rejects(unit, /injected COMMIT failure/)
-  assert.equal(server.store.subscriptions.findJson(sub.id)!.body, original)
+  assert.equal((await server.store.subscriptions.findJson(sub.id))!.body, original)
 })
 
 test('the cache keeps within its byte budget, and 0 turns it off', async (t) => {
@@ -147,28 +151,28 @@ test('the cache keeps within its byte budget, and 0 turns it off', async (t) => 
   const small = await startTestServer(t, { REPLENISH_READ_CACHE_MB: '1' })
   const user = await seedUser(small.store)
   const ids: number[] = []
-  await small.store.write(() => {
-    for (let i = 0; i < 3000; i++) ids.push(small.store.subscriptions.create(user.id, {
+  await small.store.write(async (tx) => {
+    for (let i = 0; i < 3000; i++) ids.push(await tx.subscriptions.create(user.id, {
       interval_length: 1, interval_units: 'month', actionable_date: '2026-12-01', anchor_day: 1, end_date: null,
       payment_method_id: null, payment_source_id: null, currency: 'USD', shipping_address: null, billing_address: null, line_items: [],
     }, '2026-11-01'))
   })
   let bytes = 0
-  for (const id of ids) bytes += small.store.subscriptions.findJson(id)!.body.length
+  for (const id of ids) bytes += (await small.store.subscriptions.findJson(id))!.body.length
   assert.ok(bytes > 1024 * 1024, 'the bodies read add up to more than the budget')
-  const kept = small.store.readCacheSize()
+  const kept = sqliteOf(small.store).readCacheSize()
   assert.ok(kept > 0 && kept * (bytes / ids.length) <= 1024 * 1024, `${kept} bodies kept`)
   // The newest reads are the ones kept.
   const last = ids.at(-1)!
-  small.store.db.exec('DROP TRIGGER temp.body_cache_subscription_updated')
-  small.store.db.prepare("UPDATE subscriptions SET currency = 'EUR' WHERE id = ?").run(last)
-  assert.match(small.store.subscriptions.findJson(last)!.body, /"currency":"USD"/)
+  sqliteOf(small.store).db.exec('DROP TRIGGER temp.body_cache_subscription_updated')
+  sqliteOf(small.store).db.prepare("UPDATE subscriptions SET currency = 'EUR' WHERE id = ?").run(last)
+  assert.match((await small.store.subscriptions.findJson(last))!.body, /"currency":"USD"/)
 
   const off = await startTestServer(t, { REPLENISH_READ_CACHE_MB: '0' })
   const u2 = await seedUser(off.store)
   const sub = await createSubscription(off, u2.key)
-  off.store.subscriptions.findJson(sub.id)
-  assert.equal(off.store.readCacheSize(), 0)
+  await off.store.subscriptions.findJson(sub.id)
+  assert.equal(sqliteOf(off.store).readCacheSize(), 0)
 })
 
 test('the list is made of the cached bodies: byte for byte the domain rendering, and never stale', async (t) => {
@@ -179,13 +183,13 @@ test('the list is made of the cached bodies: byte for byte the domain rendering,
     assert.equal(res.status, 200)
     return res
   }
-  server.store.db.prepare('UPDATE subscriptions SET currency = currency').run() // empties nothing but the touched bodies
-  const cachedBefore = server.store.readCacheSize()
+  sqliteOf(server.store).db.prepare('UPDATE subscriptions SET currency = currency').run() // empties nothing but the touched bodies
+  const cachedBefore = sqliteOf(server.store).readCacheSize()
   const first = await list()
-  assert.equal(server.store.readCacheSize(), cachedBefore, 'a list reads the cache but does not fill it')
+  assert.equal(sqliteOf(server.store).readCacheSize(), cachedBefore, 'a list reads the cache but does not fill it')
   // Exactly what pageBody over renderSubscription gives (the rendering before the cache).
   const expected = JSON.stringify({
-    subscriptions: [sub.id, second.id].map((id) => renderSubscription(server.store.subscriptions.find(id)!, server.store.subscriptions.lineItems(id))),
+    subscriptions: await Promise.all([sub.id, second.id].map(async (id) => renderSubscription((await server.store.subscriptions.find(id))!, await server.store.subscriptions.lineItems(id)))),
     count: 2, current_page: 1, pages: 1, per_page: 5, total_count: 2,
   })
   assert.equal(first.text, expected)
@@ -203,18 +207,18 @@ test('the list is made of the cached bodies: byte for byte the domain rendering,
 test('writing any column of a subscription empties its cached body; recording an event of it does not', async (t) => {
   const { server, sub, get } = await setup(t)
   // Every column of the table as it is now, so a column added later is covered without a change here.
-  const all = (server.store.db.prepare('SELECT name FROM pragma_table_info(?)').all('subscriptions') as { name: string }[]).map((r) => r.name)
+  const all = (sqliteOf(server.store).db.prepare('SELECT name FROM pragma_table_info(?)').all('subscriptions') as { name: string }[]).map((r) => r.name)
   const bookkeeping = ['last_event_id', 'event_count', 'due_floor'] // the event chain's (migration 2) and the processor's floor (4): not in the body
   assert.ok(bookkeeping.every((c) => all.includes(c)))
   for (const column of all.filter((c) => c !== 'id' && !bookkeeping.includes(c))) {
     await get()
     assert.equal(cacheSize(server), 1)
     // The same value: SQLite fires an UPDATE OF trigger for every column assigned.
-    server.store.db.prepare(`UPDATE subscriptions SET ${column} = ${column} WHERE id = ?`).run(sub.id)
+    sqliteOf(server.store).db.prepare(`UPDATE subscriptions SET ${column} = ${column} WHERE id = ?`).run(sub.id)
     assert.equal(cacheSize(server), 0, `an UPDATE of ${column} must empty the cached body`)
   }
   await get()
-  await server.store.write(() => server.store.events.record('subscription.updated', sub.id, {}))
+  await server.store.write((tx) => tx.events.record('subscription.updated', sub.id, {}))
   assert.equal(cacheSize(server), 1, 'the chain moved on, the body did not change')
-  assert.equal(server.store.events.ofSubscription(sub.id, 0, 1)[0]?.type, 'subscription.updated')
+  assert.equal((await server.store.events.ofSubscription(sub.id, 0, 1))[0]?.type, 'subscription.updated')
 })

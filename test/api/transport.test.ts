@@ -9,6 +9,7 @@ import http from 'node:http'
 import {
   createSubscription, seedSubscribable, seedUser, snapshot, startTestServer, type TestServer,
 } from '../helpers/server.ts'
+import { sqliteOf } from '../helpers/store.ts'
 
 const TODAY = '2026-03-15'
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -104,7 +105,7 @@ describe('routing comes first', () => {
     assert.equal(put.status, 200)
     assert.equal(put.body.interval_length, 2)
     assert.equal(put.body.actionable_date, '2026-03-29')
-    assert.equal(server.store.subscriptions.find(sub.id)?.interval_length, 2)
+    assert.equal((await server.store.subscriptions.find(sub.id))?.interval_length, 2)
     const patch = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: { interval_length: 2 } } })
     assert.deepEqual(patch.body, put.body)
 
@@ -114,7 +115,7 @@ describe('routing comes first', () => {
     const putItem = await server.request('PUT', `/api/v1/line_items/${itemId}`, { key: alice.key, json: { subscription_line_item: { quantity: 7 } } })
     assert.equal(putItem.status, 200)
     assert.equal(putItem.body.quantity, 7)
-    assert.equal(server.store.subscriptions.lineItemById(itemId)?.quantity, 7)
+    assert.equal((await server.store.subscriptions.lineItemById(itemId))?.quantity, 7)
     const invalid = await server.request('PUT', `/api/v1/line_items/${itemId}`, { key: alice.key, json: { subscription_line_item: { quantity: -1 } } })
     assert.equal(invalid.status, 422)
     assert.deepEqual(invalid.body, { quantity: ['must be greater than 0'] })
@@ -335,12 +336,12 @@ describe('fields that are not inputs are never applied', () => {
       assert.equal(res.body.processing_state, 'pending')
       assert.equal(res.body.actionable_date, '2026-04-15')
       assert.ok(res.body.created_at > '2020', res.body.created_at)
-      const stored = server.store.subscriptions.find(res.body.id)
+      const stored = await server.store.subscriptions.find(res.body.id)
       assert.equal(stored?.created_on, TODAY)
       assert.equal(stored?.anchor_day, 15)
       assert.equal(stored?.user_id, alice.id)
     }
-    assert.equal(server.store.subscriptions.find(FORGED.id), undefined)
+    assert.equal(await server.store.subscriptions.find(FORGED.id), undefined)
   })
 
   test('on update: nothing changes at all', async () => {
@@ -447,7 +448,7 @@ describe('responses', () => {
   test('a 5xx answers {error, request_id} only: no stack, no SQL, no key; the error is logged', async (t) => {
     const broken = await startTestServer(t, { REPLENISH_TODAY: TODAY })
     const alice = await seedUser(broken.store)
-    broken.store.db.close() // every query now throws inside the handler
+    sqliteOf(broken.store).db.close() // every query now throws inside the handler
     const res = await broken.request('GET', '/api/v1/subscriptions', { key: alice.key, headers: { 'x-request-id': 'req-500' } })
     assert.equal(res.status, 500)
     assert.deepEqual(res.body, { error: 'Internal server error', request_id: 'req-500' })

@@ -9,6 +9,7 @@ import {
   createSubscription, seedPayment, seedSubscribable, seedUser, snapshot, startTestServer, type SeededUser, type TestServer,
 } from '../helpers/server.ts'
 import { ENCODINGS, encoded, type Encoding } from '../helpers/encoding.ts'
+import { sqliteOf } from '../helpers/store.ts'
 
 const TODAY = '2026-03-15'
 const NOT_FOUND = { error: 'The resource you were looking for could not be found.' }
@@ -43,11 +44,11 @@ function address(overrides: Record<string, unknown> = {}): Record<string, unknow
 
 /** Direct SQL for situations the API cannot make yet: an older subscription, a past installment. */
 function setCreatedOn(id: number, date: string): void {
-  server.store.db.prepare('UPDATE subscriptions SET created_on = ? WHERE id = ?').run(date, id)
+  sqliteOf(server.store).db.prepare('UPDATE subscriptions SET created_on = ? WHERE id = ?').run(date, id)
 }
 function addInstallment(id: number, dueDate: string): void {
   const now = new Date().toISOString()
-  server.store.db.prepare(`INSERT INTO installments (subscription_id, due_date, state, line_items, currency, created_at, updated_at)
+  sqliteOf(server.store).db.prepare(`INSERT INTO installments (subscription_id, due_date, state, line_items, currency, created_at, updated_at)
     VALUES (?, ?, 'fulfilled', '[]', 'USD', ?, ?)`).run(id, dueDate, now, now)
 }
 
@@ -70,7 +71,7 @@ describe('an update that succeeds answers the whole subscription and stores it',
       })
       const shown = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: alice.key })
       assert.deepEqual(shown.body, res.body)
-      assert.equal(server.store.subscriptions.find(sub.id)?.anchor_day, 1)
+      assert.equal((await server.store.subscriptions.find(sub.id))?.anchor_day, 1)
     })
   }
 
@@ -91,7 +92,7 @@ describe('changing the interval moves actionable_date (C7)', () => {
     assert.equal((await update(sub.id, { interval_length: 2, interval_units: 'week' })).body.actionable_date, '2026-03-29')
     assert.equal((await update(sub.id, { interval_units: 'day' })).body.actionable_date, '2026-03-17')
     assert.equal((await update(sub.id, { interval_length: 3, interval_units: 'month' })).body.actionable_date, '2026-06-15')
-    assert.equal(server.store.subscriptions.find(sub.id)?.actionable_date, '2026-06-15')
+    assert.equal((await server.store.subscriptions.find(sub.id))?.actionable_date, '2026-06-15')
   })
 
   test("from the last installment's due date when there is one, keeping its day", async () => {
@@ -102,7 +103,7 @@ describe('changing the interval moves actionable_date (C7)', () => {
     const res = await update(sub.id, { interval_length: 2 })
     assert.equal(res.status, 200)
     assert.equal(res.body.actionable_date, '2026-03-31')
-    assert.equal(server.store.subscriptions.find(sub.id)?.anchor_day, 31)
+    assert.equal((await server.store.subscriptions.find(sub.id))?.anchor_day, 31)
   })
 
   test('never before today', async () => {
@@ -118,7 +119,7 @@ describe('changing the interval moves actionable_date (C7)', () => {
     const res = await update(sub.id, { interval_length: 6, actionable_date: '2026-05-02' })
     assert.equal(res.status, 200)
     assert.deepEqual([res.body.interval_length, res.body.actionable_date], [6, '2026-05-02'])
-    assert.equal(server.store.subscriptions.find(sub.id)?.anchor_day, 2)
+    assert.equal((await server.store.subscriptions.find(sub.id))?.anchor_day, 2)
   })
 
   test('a canceled subscription keeps no date', async () => {
@@ -152,7 +153,7 @@ describe('other fields', () => {
     const cleared = await update(sub.id, { end_date: null })
     assert.equal(cleared.status, 200)
     assert.equal(cleared.body.end_date, null)
-    assert.equal(server.store.subscriptions.find(sub.id)?.end_date, null)
+    assert.equal((await server.store.subscriptions.find(sub.id))?.end_date, null)
   })
 
   test('payment: a valid pair is stored, both empty clear them', async () => {
@@ -162,7 +163,7 @@ describe('other fields', () => {
     assert.deepEqual([set.status, set.body.payment_method_id, set.body.payment_source_id], [200, pay.methodId, pay.sourceId])
     const cleared = await update(sub.id, { payment_method_id: '', payment_source_id: '' }, 'form')
     assert.deepEqual([cleared.status, cleared.body.payment_method_id, cleared.body.payment_source_id], [200, null, null])
-    const stored = server.store.subscriptions.find(sub.id)
+    const stored = await server.store.subscriptions.find(sub.id)
     assert.deepEqual([stored?.payment_method_id, stored?.payment_source_id], [null, null])
     // With no pair stored, one blank id alone changes nothing.
     const before = snapshot(server.store)
@@ -185,7 +186,7 @@ describe('other fields', () => {
     const removed = await update(sub.id, { shipping_address_attributes: null })
     assert.equal(removed.status, 200)
     assert.equal(removed.body.shipping_address, null)
-    assert.equal(server.store.subscriptions.find(sub.id)?.shipping_address, null)
+    assert.equal((await server.store.subscriptions.find(sub.id))?.shipping_address, null)
   })
 })
 
@@ -259,9 +260,9 @@ for (const encoding of ENCODINGS) {
       }, encoding)
       assert.equal(res.status, 200, res.text)
       assert.deepEqual(res.body.line_items.map((li: any) => [li.id === a.id ? 'a' : 'new', li.subscribable_id, li.quantity]), [['a', coffee, 4], ['new', coffee, 9]])
-      assert.deepEqual(server.store.subscriptions.lineItems(sub.id).map((li) => [li.subscribable_id, li.quantity]), [[coffee, 4], [coffee, 9]])
-      assert.equal(server.store.subscriptions.lineItemById(b.id), undefined)
-      assert.equal(server.store.subscriptions.lineItemById(c.id), undefined)
+      assert.deepEqual((await server.store.subscriptions.lineItems(sub.id)).map((li) => [li.subscribable_id, li.quantity]), [[coffee, 4], [coffee, 9]])
+      assert.equal(await server.store.subscriptions.lineItemById(b.id), undefined)
+      assert.equal(await server.store.subscriptions.lineItemById(c.id), undefined)
       assert.deepEqual((await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: alice.key })).body, res.body)
     })
 

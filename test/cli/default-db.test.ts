@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { SCHEMA_VERSION } from '../../src/store/migrations.ts'
+import { SCHEMA_VERSION } from '../../src/store/sqlite/migrations.ts'
 import { spawnCli, tempDir } from './harness.ts'
 
 test('serve with no REPLENISH_DB creates data/replenish.db (and data/) in the working directory and migrates it', async (t) => {

@@ -5,7 +5,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { OPTIONS } from '../../src/config.ts'
-import { SCHEMA_VERSION } from '../../src/store/migrations.ts'
+import { SCHEMA_VERSION } from '../../src/store/sqlite/migrations.ts'
 import { request } from '../helpers/server.ts'
 import { runCli, startServe, tempDir } from './harness.ts'
 

@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { TestContext } from 'node:test'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { listen, type RunningServer } from '../../src/http/server.ts'
 import { RequestMetrics } from '../../src/http/metrics.ts'
 import { buildApp, buildRoutes } from '../../src/cli/app.ts'
-import { openStore, type Store, type StoreOptions } from '../../src/store/store.ts'
+import type { Store } from '../../src/store/api.ts'
+import { newTestLocation, openTestStore, sqliteOf, type TestStoreOptions } from './store.ts'
 import { sha256 } from '../../src/api/shared/auth.ts'
 import { newApiKey } from '../../src/admin/users.ts'
 import type { App } from '../../src/api/shared/app.ts'
@@ -50,10 +48,10 @@ export interface TestResponse {
  * A real server on 127.0.0.1, port 0, on a fresh temporary database, closed after the test.
  * `env` sets REPLENISH_* values as the environment would (REPLENISH_TODAY, limits, …).
  */
-export async function startTestServer(t: TestContext | undefined, env: Record<string, string> = {}, storeOptions: Pick<StoreOptions, 'beforeCommit' | 'syncWal' | 'backgroundCheckpoints'> = {}): Promise<TestServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'replenish-test-'))
+export async function startTestServer(t: TestContext | undefined, env: Record<string, string> = {}, storeOptions: TestStoreOptions = {}): Promise<TestServer> {
+  const at = newTestLocation()
   const config = loadConfig({}, {
-    REPLENISH_DB: join(dir, 'test.db'),
+    REPLENISH_DB: at.location,
     REPLENISH_PORT: '0',
     REPLENISH_ADMIN_TOKEN: ADMIN_TOKEN,
     REPLENISH_LOG: 'off',
@@ -62,14 +60,15 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     REPLENISH_PROCESS_EVERY: '0',
     ...env,
   })
-  const store = openStore(config.db, { synchronous: config.synchronous, createDirectory: false, readCacheBytes: config.readCacheMb * 1024 * 1024, ...storeOptions })
+  const opened = openTestStore(undefined, { synchronous: config.synchronous, readCacheBytes: config.readCacheMb * 1024 * 1024, ...storeOptions }, at)
+  const store = opened.store
   const app = buildApp(config, store)
   const log: AccessLogEntry[] = []
   const errors: object[] = []
   const metrics = new RequestMetrics()
   const server: RunningServer = await listen(
     {
-      routes: buildRoutes(app, metrics, [], () => undefined),
+      routes: buildRoutes(app, metrics, [], async () => undefined),
       maxBodyBytes: config.maxBodyBytes,
       headersTimeoutMs: config.headersTimeoutMs,
       requestTimeoutMs: config.requestTimeoutMs,
@@ -88,9 +87,7 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     if (closed) return
     closed = true
     await server.close(1000)
-    await store.stopBackground()
-    store.close()
-    rmSync(dir, { recursive: true, force: true })
+    await opened.close()
   }
   t?.after(close)
   return {
@@ -140,22 +137,22 @@ let emailCounter = 0
 
 export async function seedUser(store: Store): Promise<SeededUser> {
   const key = newApiKey()
-  const id = await store.write(() => {
-    const user = store.accounts.createUser(`user${++emailCounter}-${Date.now()}@example.com`, null)
-    store.accounts.createApiKey(user.id, sha256(key), key.slice(0, 8))
+  const id = await store.write(async (tx) => {
+    const user = await tx.accounts.createUser(`user${++emailCounter}-${Date.now()}@example.com`, null)
+    await tx.accounts.createApiKey(user.id, sha256(key), key.slice(0, 8))
     return user.id
   })
   return { id, key }
 }
 
 export async function seedSubscribable(store: Store, options: { subscribable?: boolean } = {}): Promise<number> {
-  return store.write(() => store.catalog.createSubscribable(`SKU-${++emailCounter}-${Date.now()}`, 'Coffee', options.subscribable ?? true).id)
+  return store.write(async (tx) => (await tx.catalog.createSubscribable(`SKU-${++emailCounter}-${Date.now()}`, 'Coffee', options.subscribable ?? true)).id)
 }
 
 export async function seedPayment(store: Store, userId: number, options: { active?: boolean } = {}): Promise<{ methodId: number; sourceId: number }> {
-  return store.write(() => {
-    const method = store.catalog.createPaymentMethod('Card', options.active ?? true)
-    const source = store.catalog.createPaymentSource({
+  return store.write(async (tx) => {
+    const method = await tx.catalog.createPaymentMethod('Card', options.active ?? true)
+    const source = await tx.catalog.createPaymentSource({
       user_id: userId, payment_method_id: method.id, kind: 'card', brand: 'visa', last_digits: '4242', month: 1, year: 2030, gateway_reference: null,
     })
     return { methodId: method.id, sourceId: source.id }
@@ -191,13 +188,14 @@ export async function createRichAndBare(server: TestServer): Promise<{ user: See
 
 /** The count of rows in a table (for "a 422 creates nothing"). */
 export function countRows(store: Store, table: string): number {
-  return (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+  return (sqliteOf(store).db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
 }
 
 /** Every row of every table: compare before and after to prove a request changed nothing. */
 export function snapshot(store: Store): string {
-  const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name)
+  const { db } = sqliteOf(store)
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name)
   // WITHOUT ROWID tables (idempotency_keys) have no rowid to order by: they scan in primary key order.
-  const withoutRowid = new Set((store.db.prepare('SELECT name FROM pragma_table_list WHERE wr = 1').all() as { name: string }[]).map((r) => r.name))
-  return JSON.stringify(tables.map((t) => [t, store.db.prepare(`SELECT * FROM ${t}${withoutRowid.has(t) ? '' : ' ORDER BY rowid'}`).all()]))
+  const withoutRowid = new Set((db.prepare('SELECT name FROM pragma_table_list WHERE wr = 1').all() as { name: string }[]).map((r) => r.name))
+  return JSON.stringify(tables.map((t) => [t, db.prepare(`SELECT * FROM ${t}${withoutRowid.has(t) ? '' : ' ORDER BY rowid'}`).all()]))
 }

@@ -5,6 +5,7 @@ import net, { type AddressInfo } from 'node:net'
 import { listen } from '../../src/http/server.ts'
 import type { AccessLogEntry, Handler, Route } from '../../src/http/types.ts'
 import { ADMIN_TOKEN, seedPayment, seedUser, startTestServer } from '../helpers/server.ts'
+import { sqliteOf } from '../helpers/store.ts'
 
 /**
  * Issue 15 item 1, C1: every unexpected error is a 500 with `{"error": "Internal server error",
@@ -161,7 +162,7 @@ test('end to end: a write the database refuses is C1\'s 500 with one error log e
   const user = await seedUser(server.store)
   const { methodId } = await seedPayment(server.store, user.id)
   // The database refuses every write from here on, as a read-only database file does.
-  server.store.db.exec('PRAGMA query_only = ON')
+  sqliteOf(server.store).db.exec('PRAGMA query_only = ON')
   const body = JSON.stringify({ payment_method: { active: false } })
   const port = Number(new URL(server.url).port)
   const answer = await exchange(port, [

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { DatabaseSync } from 'node:sqlite'
 import { createSubscription, seedSubscribable, seedUser, startTestServer } from '../helpers/server.ts'
 import { seedDueSubscriptions } from '../processing/helpers.ts'
+import { sqliteOf } from '../helpers/store.ts'
 
 /**
  * The server while another process holds SQLite's write lock (issue 15, item 6): it waits for the
@@ -46,7 +47,7 @@ test('while another process holds the write lock, /healthz and reads are answere
   other.exec('COMMIT')
   const res = await waiting
   assert.deepEqual([res.status, res.body.quantity], [200, 7])
-  assert.equal((server.store.db.prepare('SELECT quantity FROM line_items WHERE id = ?').get(lineItem) as { quantity: number }).quantity, 7)
+  assert.equal((sqliteOf(server.store).db.prepare('SELECT quantity FROM line_items WHERE id = ?').get(lineItem) as { quantity: number }).quantity, 7)
 })
 
 test('a PATCH that cannot get the lock within 5 s is a 500 with the request id; /readyz is 503 until a write lands again', { timeout: 20_000 }, async (t) => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, request, seedSubscribable, seedUser, startTestServer } from '../helpers/server.ts'
 import { startServe, tempDir } from '../cli/harness.ts'
+import { sqliteOf } from '../helpers/store.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -20,7 +21,7 @@ test('GET /readyz answers 200 while the database answers and 503 once it does no
   const ready = await server.request('GET', '/readyz')
   assert.equal(ready.status, 200)
   assert.deepEqual(ready.body, { status: 'ready' })
-  server.store.db.close()
+  sqliteOf(server.store).db.close()
   const gone = await server.request('GET', '/readyz')
   assert.equal(gone.status, 503)
   assert.deepEqual(gone.body, { status: 'not ready', reason: 'database did not answer' })
@@ -105,7 +106,7 @@ test('/metrics counts requests by method, route template and status, with a late
 
   assert.ok((m.get('replenish_process_resident_memory_bytes') as number) > 10_000_000)
   assert.ok((m.get('replenish_process_heap_used_bytes') as number) > 1_000_000)
-  const size = server.store.db.prepare('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get() as { n: number }
+  const size = sqliteOf(server.store).db.prepare('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get() as { n: number }
   assert.equal(m.get('replenish_database_size_bytes'), size.n)
 })
 
@@ -175,7 +176,7 @@ test('/metrics reports serve\'s WAL checkpoints (background runs, inline restart
     await new Promise((resolve) => setTimeout(resolve, 10))
     m = parseMetrics((await withThread.request('GET', '/metrics', { key: ADMIN_TOKEN })).text)
   }
-  const c = withThread.store.checkpoints()!
+  const c = sqliteOf(withThread.store).checkpoints()!
   assert.ok(c.background > 0, 'the thread checkpointed the write')
   assert.equal(m.get('replenish_wal_checkpoints_total{where="background"}'), c.background)
   assert.equal(m.get('replenish_wal_checkpoints_total{where="inline"}'), c.inline)

@@ -2,6 +2,7 @@ import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { DatabaseSync } from 'node:sqlite'
 import { createSubscription, seedSubscribable, seedUser, startTestServer, type TestServer, type TestResponse } from '../helpers/server.ts'
+import { sqliteOf } from '../helpers/store.ts'
 
 /**
  * /readyz while writes fail (issue 15, item 2; C12): 503 `{"status": "not ready", "reason": …}`
@@ -51,8 +52,8 @@ test('a full disk makes /readyz 503 "disk is full" after a failed write; ready a
     json: { subscription: { interval_length: 1, interval_units: 'month', line_items_attributes: Array.from({ length: 50 }, () => ({ subscribable_id: item, quantity: 1 })) } },
   })
   // The file may not grow: SQLite answers SQLITE_FULL exactly as on a full disk.
-  const pages = (server.store.db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count
-  server.store.db.exec(`PRAGMA max_page_count = ${pages}`)
+  const pages = (sqliteOf(server.store).db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count
+  sqliteOf(server.store).db.exec(`PRAGMA max_page_count = ${pages}`)
   let failed: TestResponse | undefined
   for (let i = 0; i < 200 && failed === undefined; i++) {
     const res = await create()
@@ -63,7 +64,7 @@ test('a full disk makes /readyz 503 "disk is full" after a failed write; ready a
   const full = await server.request('GET', '/readyz')
   assert.deepEqual([full.status, full.body], [503, { status: 'not ready', reason: 'disk is full' }])
   // Space again: the next write that lands, here the heartbeat's, makes it ready.
-  server.store.db.exec('PRAGMA max_page_count = 1073741823')
+  sqliteOf(server.store).db.exec('PRAGMA max_page_count = 1073741823')
   server.store.startHeartbeat(HEARTBEAT_MS)
   const ready = await readyzUntil(server, 200)
   assert.deepEqual([ready.status, ready.body], [200, { status: 'ready' }])

@@ -33,6 +33,6 @@ test('a process run beside a server: a client alternating GET and PATCH througho
   await client
   assert.match(run.out.at(-1) ?? '', /^processed 4000 subscriptions as of 2026-01-15 /)
   assert.deepEqual(statuses.filter((s) => s !== 200), [])
-  assert.equal((server.store.db.prepare('SELECT quantity FROM line_items WHERE id = ?').get(lineItem) as { quantity: number }).quantity, quantity)
+  assert.equal((await server.store.subscriptions.lineItemById(lineItem))?.quantity, quantity)
   assertExactlyOnePerSubscription(server.store, 4000)
 })

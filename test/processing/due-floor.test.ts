@@ -1,15 +1,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { MIGRATIONS, migrate } from '../../src/store/migrations.ts'
-import { openStore, type Store } from '../../src/store/store.ts'
+import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.ts'
+import type { Store } from '../../src/store/api.ts'
 import { runProcessor } from '../../src/processing/processor.ts'
 import { dueWalk } from '../../src/processing/batch.ts'
 import { serviceClock } from '../../src/clock.ts'
 import { createSubscription, seedSubscribable, seedUser, startTestServer } from '../helpers/server.ts'
+import { openTestStore, sqliteOf } from '../helpers/store.ts'
 import { installmentsOf, processAsOf, seedDueSubscriptions } from './helpers.ts'
 
 // Migration 4 (issue 6): the processor's index holds each subscription at `due_floor`, a date
@@ -20,18 +18,14 @@ import { installmentsOf, processAsOf, seedDueSubscriptions } from './helpers.ts'
 const TODAY = '2026-01-15'
 const plus = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 
-/** A store of its own on a file in a temporary directory, removed after the test. */
+/** A store of its own, removed after the test. */
 function tempStore(t: import('node:test').TestContext): Store {
-  const dir = mkdtempSync(join(tmpdir(), 'replenish-floor-'))
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const store = openStore(join(dir, 'floor.db'), { synchronous: 'NORMAL', createDirectory: false })
-  t.after(() => store.close())
-  return store
+  return openTestStore(t, { synchronous: 'NORMAL' }).store
 }
 
 /** Subscriptions whose floor is not at their date (skipped since their floor was last set). */
 const trailingFloors = (store: Store): number =>
-  store.db.prepare('SELECT count(*) AS n FROM subscriptions WHERE due_floor IS NOT actionable_date').get()?.['n'] as number
+  sqliteOf(store).db.prepare('SELECT count(*) AS n FROM subscriptions WHERE due_floor IS NOT actionable_date').get()?.['n'] as number
 
 async function setup(t: import('node:test').TestContext) {
   const server = await startTestServer(t, { REPLENISH_TODAY: TODAY })
@@ -46,7 +40,7 @@ async function setup(t: import('node:test').TestContext) {
     return r.body
   }
   const floorOf = (id: number): string | null =>
-    server.store.db.prepare('SELECT due_floor FROM subscriptions WHERE id = ?').get(id)?.['due_floor'] as string | null
+    sqliteOf(server.store).db.prepare('SELECT due_floor FROM subscriptions WHERE id = ?').get(id)?.['due_floor'] as string | null
   return { server, alice, weekly, skip, floorOf }
 }
 
@@ -59,13 +53,13 @@ test('a skip moves the date and leaves the floor; a run processes nothing that w
   assert.equal(floorOf(sub.id), plus(TODAY, 1), 'a skip writes no index entry')
 
   const day = plus(TODAY, 8) // past the floor, before the date
-  assert.equal(server.store.installments.countDue(day), 0)
+  assert.equal(await server.store.installments.countDue(day), 0)
   await processAsOf(server, day)
-  assert.deepEqual(installmentsOf(server.store, sub.id), [])
+  assert.deepEqual(await installmentsOf(server.store, sub.id), [])
   assert.equal(floorOf(sub.id), plus(TODAY, 15), 'the run lifted the floor to the date')
 
   await processAsOf(server, plus(TODAY, 15))
-  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.due_date), [plus(TODAY, 15)])
+  assert.deepEqual((await installmentsOf(server.store, sub.id)).map((i) => i.due_date), [plus(TODAY, 15)])
   assert.equal(floorOf(sub.id), plus(TODAY, 22), 'processing moves the floor with the date')
 })
 
@@ -74,10 +68,10 @@ test('a subscription skipped but still due is processed once, for its own date',
   const sub = await weekly(plus(TODAY, 1))
   await skip(sub.id) // now due TODAY+8, floor still TODAY+1
   await processAsOf(server, plus(TODAY, 10))
-  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.due_date), [plus(TODAY, 8)])
+  assert.deepEqual((await installmentsOf(server.store, sub.id)).map((i) => i.due_date), [plus(TODAY, 8)])
   assert.equal(floorOf(sub.id), plus(TODAY, 15))
   await processAsOf(server, plus(TODAY, 11))
-  assert.equal(installmentsOf(server.store, sub.id).length, 1)
+  assert.equal((await installmentsOf(server.store, sub.id)).length, 1)
 })
 
 test('a date moved before the floor, by any write, lowers the floor: the subscription is processed on that date', async (t) => {
@@ -87,7 +81,7 @@ test('a date moved before the floor, by any write, lowers the floor: the subscri
   assert.equal(r.status, 200)
   assert.equal(floorOf(sub.id), plus(TODAY, 3))
   await processAsOf(server, plus(TODAY, 3))
-  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.due_date), [plus(TODAY, 3)])
+  assert.deepEqual((await installmentsOf(server.store, sub.id)).map((i) => i.due_date), [plus(TODAY, 3)])
 
   // Pause to a later date, then resume at once (tomorrow): the floor follows the date down again.
   const other = await weekly(plus(TODAY, 2))
@@ -111,32 +105,37 @@ test('the oldest overdue date and the due count read dates, not floors; the olde
   const past = await weekly(plus(TODAY, 2))
   for (let i = 0; i < 3; i++) await skip(past.id) // date TODAY+23: not due on TODAY+20
   const day = plus(TODAY, 20)
-  assert.equal(server.store.installments.oldestDue(day), plus(TODAY, 7))
-  assert.equal(server.store.installments.countDue(day), 3, 'the one without line items is due all the same')
-  assert.equal(server.store.installments.oldestDue(plus(TODAY, 6)), null)
+  assert.equal(await server.store.installments.oldestDue(day), plus(TODAY, 7))
+  assert.equal(await server.store.installments.countDue(day), 3, 'the one without line items is due all the same')
+  assert.equal(await server.store.installments.oldestDue(plus(TODAY, 6)), null)
 })
 
 test('a run whose walk steps over floors that trail their dates processes exactly the due subscriptions, batch after batch', async (t) => {
   const store = tempStore(t)
   const DUE = '2026-03-01'
   seedDueSubscriptions(store, 60, DUE)
+  const { db } = sqliteOf(store)
   // Every third one skipped past the run's day the way a skip writes it (the date alone), every
   // fifth one skipped but still due on it.
-  store.db.exec(`UPDATE subscriptions SET actionable_date = '2026-04-01' WHERE id % 3 = 0;
+  db.exec(`UPDATE subscriptions SET actionable_date = '2026-04-01' WHERE id % 3 = 0;
     UPDATE subscriptions SET actionable_date = '2026-03-08' WHERE id % 5 = 0 AND id % 3 <> 0`)
   const day = '2026-03-10'
-  const expected = store.db.prepare(`SELECT id, actionable_date FROM subscriptions WHERE actionable_date <= ? ORDER BY id`).all(day)
+  const expected = db.prepare(`SELECT id, actionable_date FROM subscriptions WHERE actionable_date <= ? ORDER BY id`).all(day)
     .map((r) => `${r['id']}:${r['actionable_date']}`)
   assert.equal(expected.length, 40)
-  assert.equal(store.installments.countDue(day), 40)
+  assert.equal(await store.installments.countDue(day), 40)
   // The walk itself, before any floor is lifted: its cursor is (floor, id), not (date, id).
-  const walk = dueWalk(store, day, 40, 7)
+  const walk = await dueWalk(store, day, 40, 7)
   const walked: string[] = []
-  while (!walk.done) walked.push(...walk.next(7).map((r) => `${r.id}:${r.actionable_date}`))
+  while (!walk.done) {
+    const step = await store.write((tx) => walk.read(tx, 7))
+    walk.advance(step.next)
+    walked.push(...step.rows.map((r) => `${r.id}:${r.actionable_date}`))
+  }
   assert.deepEqual(walked.sort((a, b) => parseInt(a) - parseInt(b)), expected)
   const run = await runProcessor(store, { clock: serviceClock('UTC', day), batchSize: 7 })
   assert.deepEqual([run.completed, run.installments], [true, 40])
-  const made = store.db.prepare('SELECT subscription_id, due_date FROM installments ORDER BY subscription_id').all()
+  const made = db.prepare('SELECT subscription_id, due_date FROM installments ORDER BY subscription_id').all()
     .map((r) => `${r['subscription_id']}:${r['due_date']}`)
   assert.deepEqual(made, expected)
   assert.equal(trailingFloors(store), 0, 'every floor lifted or moved with its date')
@@ -145,7 +144,7 @@ test('a run whose walk steps over floors that trail their dates processes exactl
 test('a run that walks by id processes the due rows whatever their floors, and leaves the lifting to the next run', async (t) => {
   const store = tempStore(t)
   seedDueSubscriptions(store, 45, '2026-03-01')
-  store.db.exec(`UPDATE subscriptions SET actionable_date = '2026-04-01' WHERE id % 3 = 0`) // 15 skipped past the day
+  sqliteOf(store).db.exec(`UPDATE subscriptions SET actionable_date = '2026-04-01' WHERE id % 3 = 0`) // 15 skipped past the day
   const day = '2026-03-10'
   // 30 due in batches of 2: more than ten batches, so the walk goes by id.
   const big = await runProcessor(store, { clock: serviceClock('UTC', day), batchSize: 2 })

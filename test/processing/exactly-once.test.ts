@@ -5,9 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { openStore, type Store } from '../../src/store/store.ts'
+import type { Store } from '../../src/store/api.ts'
 import { runProcessor } from '../../src/processing/processor.ts'
 import { serviceClock } from '../../src/clock.ts'
+import { openTestStore, sqliteOf } from '../helpers/store.ts'
 import { assertExactlyOnePerSubscription, seedDueSubscriptions } from './helpers.ts'
 import type { RoundRequest } from './fixtures/process-worker.ts'
 
@@ -21,8 +22,9 @@ function tempDir(t: import('node:test').TestContext): string {
   return dir
 }
 
+/** A connection of its own to the store at `file` (the test removes the directory). */
 function freshStore(file: string, options: { beforeCommit?: () => void } = {}): Store {
-  return openStore(file, { synchronous: 'NORMAL', createDirectory: false, ...options })
+  return openTestStore(undefined, { synchronous: 'NORMAL', ...options }, { location: file, remove: () => {} }).store
 }
 
 function ask(worker: Worker, req: RoundRequest): Promise<{ ran: boolean; installments: number; error?: string }> {
@@ -46,7 +48,7 @@ test('two processors started at once on one database never make a duplicate (50 
     const file = join(dir, `round-${round}.db`)
     const store = freshStore(file)
     seedDueSubscriptions(store, subscriptions, DUE)
-    store.close()
+    await store.close()
     const barrier = new SharedArrayBuffer(4)
     // Even rounds wait for the lease like the CLI; odd rounds give up at once like a schedule tick.
     const waitForLease = round % 2 === 0
@@ -55,14 +57,14 @@ test('two processors started at once on one database never make a duplicate (50 
     assert.equal(results.reduce((n, r) => n + r.installments, 0), subscriptions, `round ${round}`)
     const check = freshStore(file)
     assertExactlyOnePerSubscription(check, subscriptions)
-    check.close()
+    await check.close()
   }
 })
 
 test('a crash inside a batch commits nothing of it; the rerun makes exactly the rest', async (t) => {
   const file = join(tempDir(t), 'crash.db')
   let armed = true
-  const installments = (s: Store) => (s.db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n
+  const installments = (s: Store) => (sqliteOf(s).db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n
   const store: Store = freshStore(file, {
     beforeCommit: () => {
       // The second batch's commit fails, as a full disk or a pulled plug would make it.
@@ -77,10 +79,11 @@ test('a crash inside a batch commits nothing of it; the rerun makes exactly the 
   const clock = serviceClock('UTC', DUE)
   await assert.rejects(runProcessor(store, { clock, batchSize: 10 }), /disk full/)
   assert.equal(installments(store), 10)
-  const untouched = store.db.prepare('SELECT count(*) AS n FROM subscriptions WHERE actionable_date = ?').get(DUE) as { n: number }
+  const { db } = sqliteOf(store)
+  const untouched = db.prepare('SELECT count(*) AS n FROM subscriptions WHERE actionable_date = ?').get(DUE) as { n: number }
   assert.equal(untouched.n, 15)
-  assert.equal((store.db.prepare("SELECT count(*) AS n FROM events WHERE type = 'installment.created'").get() as { n: number }).n, 10)
-  assert.equal(store.db.prepare('SELECT * FROM leases').all().length, 0, 'the lease is released after a failed run')
+  assert.equal((db.prepare("SELECT count(*) AS n FROM events WHERE type = 'installment.created'").get() as { n: number }).n, 10)
+  assert.equal(db.prepare('SELECT * FROM leases').all().length, 0, 'the lease is released after a failed run')
   const rerun = await runProcessor(store, { clock, batchSize: 10 })
   assert.deepEqual([rerun.ran, rerun.installments, rerun.completed], [true, 15, true])
   assertExactlyOnePerSubscription(store, 25)
@@ -91,7 +94,7 @@ test('kill -9 in the middle of `replenish process`, then a rerun: exactly one in
   const subscriptions = 40_000
   const setup = freshStore(file)
   seedDueSubscriptions(setup, subscriptions, DUE)
-  setup.close()
+  await setup.close()
 
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'process', '--as-of', DUE], {
     cwd: ROOT,
@@ -115,14 +118,15 @@ test('kill -9 in the middle of `replenish process`, then a rerun: exactly one in
 
   const store = freshStore(file)
   t.after(() => store.close())
-  assert.equal((store.db.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check, 'ok')
-  const done = (store.db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n
+  const { db } = sqliteOf(store)
+  assert.equal((db.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check, 'ok')
+  const done = (db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n
   assert.ok(done > 0 && done < subscriptions, `killed mid-run: ${done} of ${subscriptions} made`)
   // Every committed installment moved its subscription on, and no other did.
-  const moved = (store.db.prepare('SELECT count(*) AS n FROM subscriptions WHERE actionable_date > ?').get(DUE) as { n: number }).n
+  const moved = (db.prepare('SELECT count(*) AS n FROM subscriptions WHERE actionable_date > ?').get(DUE) as { n: number }).n
   assert.equal(moved, done)
   // The dead run's lease names a process that no longer exists: the rerun takes it at once.
-  assert.equal(store.db.prepare('SELECT * FROM leases').all().length, 1)
+  assert.equal(db.prepare('SELECT * FROM leases').all().length, 1)
   const rerun = await runProcessor(store, { clock: serviceClock('UTC', DUE) })
   assert.deepEqual([rerun.ran, rerun.installments], [true, subscriptions - done])
   assertExactlyOnePerSubscription(store, subscriptions)
@@ -134,8 +138,8 @@ test('the unique key alone makes a repeat a no-op: the same batch written twice 
   t.after(() => store.close())
   seedDueSubscriptions(store, 3, DUE)
   const plans = [1, 2, 3].map((id) => ({ subscription_id: id, due_date: DUE, actionable_date: '2026-03-01', state: 'active' as const }))
-  const first = await store.write(() => store.installments.processMany(plans, new Date().toISOString()))
-  const second = await store.write(() => store.installments.processMany(plans, new Date().toISOString()))
+  const first = await store.write((tx) => tx.installments.processMany(plans, new Date().toISOString()))
+  const second = await store.write((tx) => tx.installments.processMany(plans, new Date().toISOString()))
   assert.deepEqual([[...first].sort(), [...second]], [[1, 2, 3], []])
   assertExactlyOnePerSubscription(store, 3)
 })

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { processCommand } from '../../src/cli/process.ts'
-import type { Store } from '../../src/store/store.ts'
+import type { Store } from '../../src/store/api.ts'
 import { ADMIN_TOKEN, type TestServer } from '../helpers/server.ts'
+import { sqliteOf } from '../helpers/store.ts'
 
 /**
  * `replenish process [--as-of DATE]` in this process, on the test server's database (a second
@@ -19,13 +20,13 @@ export const admin = (server: TestServer, method: string, path: string, json?: u
   server.request(method, `/admin/api/v1${path}`, { key: ADMIN_TOKEN, ...(json === undefined ? {} : { json }) })
 
 /** Installments of one subscription as stored, oldest due date first. */
-export function installmentsOf(store: Store, subscriptionId: number): { id: number; due_date: string; state: string }[] {
-  return store.db.prepare('SELECT id, due_date, state FROM installments WHERE subscription_id = ? ORDER BY due_date').all(subscriptionId)
-    .map((r) => ({ id: r['id'] as number, due_date: r['due_date'] as string, state: r['state'] as string }))
+export async function installmentsOf(store: Store, subscriptionId: number): Promise<{ id: number; due_date: string; state: string }[]> {
+  const newestFirst = await store.installments.listOfSubscription(subscriptionId, 0, 10_000)
+  return newestFirst.reverse().map((i) => ({ id: i.id, due_date: i.due_date, state: i.state }))
 }
 
-export function eventTypes(store: Store, subscriptionId: number): string[] {
-  return store.events.ofSubscription(subscriptionId, 0, 10_000).map((e) => e.type).reverse()
+export async function eventTypes(store: Store, subscriptionId: number): Promise<string[]> {
+  return (await store.events.ofSubscription(subscriptionId, 0, 10_000)).map((e) => e.type).reverse()
 }
 
 /**
@@ -34,7 +35,7 @@ export function eventTypes(store: Store, subscriptionId: number): string[] {
  */
 export function seedDueSubscriptions(store: Store, n: number, due: string): void {
   const now = new Date().toISOString()
-  store.db.exec(`
+  sqliteOf(store).db.exec(`
     BEGIN;
     INSERT OR IGNORE INTO users (id, email, created_at, updated_at) VALUES (1, 'bulk@example.com', '${now}', '${now}');
     INSERT OR IGNORE INTO subscribables (id, sku, name, subscribable, created_at, updated_at) VALUES (1, 'BULK-1', 'Bulk item', 1, '${now}', '${now}');
@@ -49,8 +50,9 @@ export function seedDueSubscriptions(store: Store, n: number, due: string): void
 
 /** Every due subscription has exactly one installment, and nothing else has one. */
 export function assertExactlyOnePerSubscription(store: Store, expected: number): void {
-  const r = store.db.prepare('SELECT count(*) AS n, count(DISTINCT subscription_id) AS subs FROM installments').get() as { n: number; subs: number }
+  const { db } = sqliteOf(store)
+  const r = db.prepare('SELECT count(*) AS n, count(DISTINCT subscription_id) AS subs FROM installments').get() as { n: number; subs: number }
   assert.deepEqual({ installments: r.n, subscriptions: r.subs }, { installments: expected, subscriptions: expected })
-  const events = store.db.prepare("SELECT count(*) AS n FROM events WHERE type = 'installment.created'").get() as { n: number }
+  const events = db.prepare("SELECT count(*) AS n FROM events WHERE type = 'installment.created'").get() as { n: number }
   assert.equal(events.n, expected)
 }

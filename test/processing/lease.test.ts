@@ -1,13 +1,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { hostname, tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { openStore, type Store } from '../../src/store/store.ts'
+import { hostname } from 'node:os'
+import type { Store } from '../../src/store/api.ts'
 import { runProcessor } from '../../src/processing/processor.ts'
 import { LeaseLost } from '../../src/processing/lease.ts'
 import { serviceClock } from '../../src/clock.ts'
+import { openTestStore, sqliteOf } from '../helpers/store.ts'
 import { seedDueSubscriptions } from './helpers.ts'
 
 /** The processing lease: one processor at a time per database file, and no waiting on the dead. */
@@ -15,21 +14,16 @@ const DUE = '2026-02-01'
 const clock = serviceClock('UTC', DUE)
 
 function setup(t: import('node:test').TestContext, due = 5): Store {
-  const dir = mkdtempSync(join(tmpdir(), 'replenish-lease-'))
-  const store = openStore(join(dir, 'lease.db'), { synchronous: 'NORMAL', createDirectory: false })
-  t.after(() => {
-    store.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const { store } = openTestStore(t, { synchronous: 'NORMAL' })
   seedDueSubscriptions(store, due, DUE)
   return store
 }
 
 const hold = (store: Store, holder: string, expiresAt: number): void => {
-  store.db.prepare('INSERT OR REPLACE INTO leases (name, holder, expires_at) VALUES (?, ?, ?)').run('processor', holder, expiresAt)
+  sqliteOf(store).db.prepare('INSERT OR REPLACE INTO leases (name, holder, expires_at) VALUES (?, ?, ?)').run('processor', holder, expiresAt)
 }
-const leases = (store: Store) => store.db.prepare('SELECT name, holder, expires_at FROM leases').all().map((r) => ({ ...r }))
-const installments = (store: Store) => (store.db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n
+const leases = (store: Store) => sqliteOf(store).db.prepare('SELECT name, holder, expires_at FROM leases').all().map((r) => ({ ...r }))
+const installments = (store: Store) => (sqliteOf(store).db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n
 
 test('a lease held by a live processor: a schedule tick gives up at once, touching nothing', async (t) => {
   const store = setup(t)
@@ -46,7 +40,7 @@ test('the CLI waits for the live holder to finish, says so once, then runs', asy
   const live = `${hostname()}:${process.pid}:someone`
   hold(store, live, Date.now() + 60_000)
   const waits: string[] = []
-  setTimeout(() => store.db.prepare('DELETE FROM leases').run(), 300)
+  setTimeout(() => sqliteOf(store).db.prepare('DELETE FROM leases').run(), 300)
   const s = await runProcessor(store, { clock, waitForLease: true, onWait: (h) => waits.push(h) })
   assert.deepEqual(waits, [live])
   assert.deepEqual([s.ran, s.installments], [true, 5])
@@ -81,7 +75,7 @@ test('a processor that lost its lease rolls its batch back instead of committing
       if (stolen) return
       stolen = true
       // It stalled past its expiry, and another processor took over.
-      store.db.prepare("UPDATE leases SET holder = 'elsewhere:1:thief'").run()
+      sqliteOf(store).db.prepare("UPDATE leases SET holder = 'elsewhere:1:thief'").run()
     },
   })
   await assert.rejects(run, (e: unknown) => e instanceof LeaseLost)

@@ -1,13 +1,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { openStore, type Store } from '../../src/store/store.ts'
+import type { Store } from '../../src/store/api.ts'
 import { serviceClock } from '../../src/clock.ts'
 import { processingMonitor } from '../../src/processing/monitor.ts'
 import { runProcessor } from '../../src/processing/processor.ts'
+import { openTestStore, sqliteOf } from '../helpers/store.ts'
 import { seedDueSubscriptions } from './helpers.ts'
 
 /** What an operator sees: /metrics gauges, /readyz for a stalled processor, and the schedule inside `serve`. */
@@ -15,14 +13,8 @@ const ROOT = new URL('../../', import.meta.url).pathname
 const MINUTE = 60_000
 
 function setup(t: import('node:test').TestContext): { store: Store; file: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'replenish-ops-'))
-  const file = join(dir, 'ops.db')
-  const store = openStore(file, { synchronous: 'NORMAL', createDirectory: false })
-  t.after(() => {
-    store.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  return { store, file }
+  const { store, location } = openTestStore(t, { synchronous: 'NORMAL' })
+  return { store, file: location }
 }
 
 test('/readyz: stalled once something has been due for more than two schedule periods without a finished run', async (t) => {
@@ -32,21 +24,21 @@ test('/readyz: stalled once something has been due for more than two schedule pe
   const startedAt = Date.parse('2026-11-01T10:00:00.000Z')
   let now = startedAt + 20 * MINUTE
   const monitor = processingMonitor(store, clock, { processEvery: 10, startedAt, now: () => now })
-  assert.equal(monitor.readiness(), undefined, 'a fresh start has two periods to catch up')
+  assert.equal(await monitor.readiness(), undefined, 'a fresh start has two periods to catch up')
   now += 1
-  assert.equal(monitor.readiness(), 'processor stalled: subscriptions due since 2026-02-01 are not processed (last finished run started never)')
+  assert.equal(await monitor.readiness(), 'processor stalled: subscriptions due since 2026-02-01 are not processed (last finished run started never)')
   // A schedule turned off here has no period to be late by.
-  assert.equal(processingMonitor(store, clock, { processEvery: 0, startedAt, now: () => now }).readiness(), undefined)
+  assert.equal(await processingMonitor(store, clock, { processEvery: 0, startedAt, now: () => now }).readiness(), undefined)
   // A finished run, in this process or any other, clears it: nothing is due any more.
   await runProcessor(store, { clock })
-  assert.equal(monitor.readiness(), undefined)
+  assert.equal(await monitor.readiness(), undefined)
   // Due again later, while the newest finished run is older than two periods: stalled again.
   const later = serviceClock('UTC', '2026-03-02')
-  const lastRun = (store.db.prepare('SELECT started_at AS s FROM process_runs').get() as { s: string }).s
+  const lastRun = (sqliteOf(store).db.prepare('SELECT started_at AS s FROM process_runs').get() as { s: string }).s
   const monitorLater = processingMonitor(store, later, { processEvery: 10, startedAt: 0, now: () => Date.parse(lastRun) + 21 * MINUTE })
-  assert.equal(monitorLater.readiness(), `processor stalled: subscriptions due since 2026-03-01 are not processed (last finished run started ${lastRun})`)
+  assert.equal(await monitorLater.readiness(), `processor stalled: subscriptions due since 2026-03-01 are not processed (last finished run started ${lastRun})`)
   const fresh = processingMonitor(store, later, { processEvery: 10, startedAt: 0, now: () => Date.parse(lastRun) + 19 * MINUTE })
-  assert.equal(fresh.readiness(), undefined)
+  assert.equal(await fresh.readiness(), undefined)
 })
 
 test('/metrics: installments by state, retries due, the oldest overdue actionable date and the last finished run', async (t) => {
@@ -55,7 +47,7 @@ test('/metrics: installments by state, retries due, the oldest overdue actionabl
   const monitor = processingMonitor(store, clock, { processEvery: 10, startedAt: Date.now() })
   seedDueSubscriptions(store, 2, '2026-02-01')
   const lines = (text: string) => text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))
-  assert.deepEqual(lines(monitor.metrics()), [
+  assert.deepEqual(lines(await monitor.metrics()), [
     'replenish_installments{state="pending"} 0',
     'replenish_installments{state="retrying"} 0',
     'replenish_installments{state="fulfilled"} 0',
@@ -65,8 +57,8 @@ test('/metrics: installments by state, retries due, the oldest overdue actionabl
     'replenish_processing_last_completed_run_timestamp_seconds 0',
   ])
   await runProcessor(store, { clock })
-  const lastRun = Date.parse((store.db.prepare('SELECT started_at AS s FROM process_runs').get() as { s: string }).s) / 1000
-  assert.deepEqual(lines(monitor.metrics()), [
+  const lastRun = Date.parse((sqliteOf(store).db.prepare('SELECT started_at AS s FROM process_runs').get() as { s: string }).s) / 1000
+  assert.deepEqual(lines(await monitor.metrics()), [
     'replenish_installments{state="pending"} 2',
     'replenish_installments{state="retrying"} 0',
     'replenish_installments{state="fulfilled"} 0',
@@ -75,7 +67,7 @@ test('/metrics: installments by state, retries due, the oldest overdue actionabl
     'replenish_processing_oldest_overdue_actionable_date_seconds 0',
     `replenish_processing_last_completed_run_timestamp_seconds ${lastRun}`,
   ])
-  for (const l of monitor.metrics().split('\n').filter((x) => x.startsWith('# TYPE'))) assert.match(l, /^# TYPE replenish_\w+ gauge$/)
+  for (const l of (await monitor.metrics()).split('\n').filter((x) => x.startsWith('# TYPE'))) assert.match(l, /^# TYPE replenish_\w+ gauge$/)
 })
 
 test('`serve` catches up at start on its schedule, logs the run, shows it on /metrics and is ready; SIGTERM exits 0', async (t) => {
@@ -115,5 +107,5 @@ test('`serve` catches up at start on its schedule, logs the run, shows it on /me
   assert.deepEqual([ready.status, await ready.json()], [200, { status: 'ready' }])
   child.kill('SIGTERM')
   assert.equal(await exited, 0)
-  assert.equal((store.db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n, 4)
+  assert.equal((sqliteOf(store).db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n, 4)
 })

@@ -14,7 +14,7 @@ async function setup(t: import('node:test').TestContext, env: Record<string, str
   const item = await seedSubscribable(server.store)
   const sub = await createSubscription(server, alice.key, { actionable_date: TODAY, line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
   await processAsOf(server, TODAY)
-  const first = installmentsOf(server.store, sub.id)[0]
+  const first = (await installmentsOf(server.store, sub.id))[0]
   assert.ok(first)
   const outcome = (id: number, body: unknown, headers?: Record<string, string>) =>
     server.request('POST', `/admin/api/v1/installments/${id}/outcome`, { key: ADMIN_TOKEN, json: body, ...(headers ? { headers } : {}) })
@@ -27,8 +27,8 @@ function moveServerTo(server: TestServer, date: string): void {
   Object.assign(server.app, { clock: serviceClock('UTC', date) })
 }
 
-function lastEvents(server: TestServer, subscriptionId: number, n: number) {
-  return server.store.events.ofSubscription(subscriptionId, 0, n).reverse()
+async function lastEvents(server: TestServer, subscriptionId: number, n: number) {
+  return (await server.store.events.ofSubscription(subscriptionId, 0, n)).reverse()
 }
 
 test('fulfilled: 200 with the installment, the attempt kept, processing_state success, one event; an identical repeat changes nothing', async (t) => {
@@ -42,7 +42,7 @@ test('fulfilled: 200 with the installment, the attempt kept, processing_state su
   assert.match(res.body.attempts[0].created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   assert.deepEqual((await admin(server, 'GET', `/installments/${installmentId}`)).body, res.body)
   assert.equal((await show()).processing_state, 'success')
-  const [event] = lastEvents(server, sub.id, 1)
+  const [event] = await lastEvents(server, sub.id, 1)
   assert.deepEqual([event?.type, event?.data], ['installment.fulfilled', { object: res.body }])
 
   const before = snapshot(server.store)
@@ -71,7 +71,7 @@ test('a failure: retrying, retry_at = service now + the reprocessing interval, f
   assert.ok(retryAt >= from + 6 * HOUR && retryAt <= to + 6 * HOUR, `retry_at ${res.body.retry_at} is six service hours on`)
   assert.deepEqual(res.body.attempts.map((a: any) => [a.result, a.order_reference, a.message]), [['payment_failed', null, 'card declined']])
   assert.equal((await show()).processing_state, 'failed')
-  assert.deepEqual(lastEvents(server, sub.id, 2).map((e) => [e.type, e.data]), [
+  assert.deepEqual((await lastEvents(server, sub.id, 2)).map((e) => [e.type, e.data]), [
     ['installment.failed', { object: res.body }],
     ['installment.retry_scheduled', { object: res.body }],
   ])
@@ -86,7 +86,7 @@ test('a failure: retrying, retry_at = service now + the reprocessing interval, f
   const due = (await admin(server, 'GET', `/installments/${installmentId}`)).body
   assert.deepEqual([due.state, due.retry_at], ['pending', null])
   assert.equal((await show()).processing_state, 'pending')
-  const [event] = lastEvents(server, sub.id, 1)
+  const [event] = await lastEvents(server, sub.id, 1)
   assert.deepEqual([event?.type, event?.data], ['installment.retry_due', { object: due }])
 
   // The same failure again after retry_due is a new attempt, not a replay.
@@ -105,7 +105,7 @@ test('after REPLENISH_MAX_REPROCESSING_DAYS since the first failure, a further f
   const { server, sub, installmentId, outcome, show } = await setup(t, { REPLENISH_MAX_REPROCESSING_DAYS: '2' })
   // A second, newer installment is open too: the cancel abandons it with the failing one.
   await processAsOf(server, '2026-02-15')
-  const newer = installmentsOf(server.store, sub.id)[1]
+  const newer = (await installmentsOf(server.store, sub.id))[1]
   assert.ok(newer)
   assert.equal((await outcome(installmentId, { outcome: { result: 'failed' } })).body.state, 'retrying')
   moveServerTo(server, '2026-01-16')
@@ -117,13 +117,13 @@ test('after REPLENISH_MAX_REPROCESSING_DAYS since the first failure, a further f
   assert.deepEqual(res.body.attempts.map((a: any) => a.result), ['failed', 'out_of_stock', 'failed'])
   const after = await show()
   assert.deepEqual([after.state, after.actionable_date, after.processing_state], ['canceled', null, 'failed'])
-  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.state), ['abandoned', 'abandoned'])
-  assert.deepEqual(lastEvents(server, sub.id, 3).map((e) => [e.type, (e.data.object as any).id]), [
+  assert.deepEqual((await installmentsOf(server.store, sub.id)).map((i) => i.state), ['abandoned', 'abandoned'])
+  assert.deepEqual((await lastEvents(server, sub.id, 3)).map((e) => [e.type, (e.data.object as any).id]), [
     ['installment.abandoned', installmentId],
     ['installment.abandoned', newer.id],
     ['subscription.canceled', sub.id],
   ])
-  assert.deepEqual(lastEvents(server, sub.id, 1)[0]?.data, { object: after })
+  assert.deepEqual((await lastEvents(server, sub.id, 1))[0]?.data, { object: after })
   // Closed now: a further outcome is refused; the identical repeat of the last one is not.
   assert.deepEqual((await outcome(installmentId, { outcome: { result: 'fulfilled' } })).body, { state: ['cannot record an outcome for an installment which is abandoned'] })
   assert.equal((await outcome(installmentId, { outcome: { result: 'failed' } })).status, 200)
@@ -136,11 +136,11 @@ test('retries stop when the subscription is canceled: open installments are aban
   const canceled = await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: alice.key })
   assert.equal(canceled.status, 200)
   assert.deepEqual([canceled.body.state, canceled.body.processing_state], ['canceled', 'failed'])
-  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.state), ['abandoned', 'abandoned'])
+  assert.deepEqual((await installmentsOf(server.store, sub.id)).map((i) => i.state), ['abandoned', 'abandoned'])
   const abandoned = (await admin(server, 'GET', `/installments/${installmentId}`)).body
   assert.deepEqual([abandoned.state, abandoned.retry_at], ['abandoned', null])
-  assert.deepEqual(eventTypes(server.store, sub.id).slice(-3), ['installment.abandoned', 'installment.abandoned', 'subscription.canceled'])
-  assert.deepEqual(server.store.events.ofSubscription(sub.id, 0, 1)[0]?.data, { object: canceled.body })
+  assert.deepEqual((await eventTypes(server.store, sub.id)).slice(-3), ['installment.abandoned', 'installment.abandoned', 'subscription.canceled'])
+  assert.deepEqual((await server.store.events.ofSubscription(sub.id, 0, 1))[0]?.data, { object: canceled.body })
 
   const before = snapshot(server.store)
   const run = await processAsOf(server, '2026-03-01')
@@ -158,17 +158,17 @@ test('the last installment of a pending cancellation is not retried: a failure a
   const sub = await createSubscription(server, alice.key, { actionable_date: '2026-01-17', line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
   await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: alice.key })
   await processAsOf(server, '2026-01-17')
-  const [last] = installmentsOf(server.store, sub.id)
+  const [last] = await installmentsOf(server.store, sub.id)
   assert.ok(last)
   const res = await admin(server, 'POST', `/installments/${last.id}/outcome`, { outcome: { result: 'payment_failed' } })
   assert.deepEqual([res.status, res.body.state, res.body.retry_at], [200, 'abandoned', null])
-  assert.deepEqual(eventTypes(server.store, sub.id).slice(-1), ['installment.abandoned'])
+  assert.deepEqual((await eventTypes(server.store, sub.id)).slice(-1), ['installment.abandoned'])
 })
 
 test('processing_state follows the last installment, not an older one', async (t) => {
   const { server, installmentId, sub, outcome, show } = await setup(t)
   await processAsOf(server, '2026-02-15')
-  const newer = installmentsOf(server.store, sub.id)[1]
+  const newer = (await installmentsOf(server.store, sub.id))[1]
   assert.ok(newer)
   await outcome(installmentId, { outcome: { result: 'failed' } })
   assert.equal((await show()).processing_state, 'pending')
@@ -212,23 +212,23 @@ test('a pending cancellation completed by the processor ends older open deliveri
   assert.equal((await outcome(installmentId, { outcome: { result: 'payment_failed' } })).body.state, 'retrying')
   const pending = await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: alice.key })
   assert.equal(pending.body.state, 'pending_cancellation')
-  assert.equal(installmentsOf(server.store, sub.id)[0]?.state, 'retrying', 'not canceled yet: its retries go on')
+  assert.equal((await installmentsOf(server.store, sub.id))[0]?.state, 'retrying', 'not canceled yet: its retries go on')
   const run = await processAsOf(server, '2026-02-15')
   assert.match(run.out.at(-1) ?? '', /^processed 1 subscription .*: 1 installment made, 0 ended, 1 canceled, 0 resumed; 0 retries due, 1 abandoned$/)
-  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => [i.due_date, i.state]), [['2026-01-15', 'abandoned'], ['2026-02-15', 'pending']])
+  assert.deepEqual((await installmentsOf(server.store, sub.id)).map((i) => [i.due_date, i.state]), [['2026-01-15', 'abandoned'], ['2026-02-15', 'pending']])
   const after = await show()
   assert.deepEqual([after.state, after.processing_state], ['canceled', 'pending'])
-  assert.deepEqual(eventTypes(server.store, sub.id).slice(-3), ['installment.created', 'installment.abandoned', 'subscription.canceled'])
+  assert.deepEqual((await eventTypes(server.store, sub.id)).slice(-3), ['installment.created', 'installment.abandoned', 'subscription.canceled'])
 })
 
 test('a retry never comes due for a subscription that is canceled, however it got there', async (t) => {
   const { server, sub, installmentId, outcome } = await setup(t)
   assert.equal((await outcome(installmentId, { outcome: { result: 'failed' } })).body.state, 'retrying')
   // Canceled behind the API's back (an operator's SQL, a restore): the processor still refuses to retry.
-  await server.store.write(() => server.store.subscriptions.update(server.store.subscriptions.find(sub.id)!, { state: 'canceled', actionable_date: null }))
+  await server.store.write(async (tx) => tx.subscriptions.update((await tx.subscriptions.lock(sub.id))!, { state: 'canceled', actionable_date: null }))
   const run = await processAsOf(server, '2026-01-20')
   assert.match(run.out.at(-1) ?? '', /0 retries due, 1 abandoned$/)
   const inst = (await admin(server, 'GET', `/installments/${installmentId}`)).body
   assert.deepEqual([inst.state, inst.retry_at], ['abandoned', null])
-  assert.deepEqual(eventTypes(server.store, sub.id).slice(-1), ['installment.abandoned'])
+  assert.deepEqual((await eventTypes(server.store, sub.id)).slice(-1), ['installment.abandoned'])
 })

@@ -38,26 +38,26 @@ test('a monthly subscription on the 31st processed daily around its dates for 24
     await processAsOf(server, date) // the due day itself
     await processAsOf(server, addDay(date)) // and the day after: nothing new
   }
-  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.due_date), expected)
+  assert.deepEqual((await installmentsOf(server.store, sub.id)).map((i) => i.due_date), expected)
   assert.ok(expected.includes('2026-02-28') && expected.includes('2027-02-28') && expected.includes('2026-03-31'))
   const after = await show(sub.id)
   assert.equal(after.actionable_date, '2028-01-31')
   assert.equal(after.state, 'active')
   assert.equal(after.processing_state, 'pending')
-  assert.equal(eventTypes(server.store, sub.id).filter((e) => e === 'installment.created').length, 24)
+  assert.equal((await eventTypes(server.store, sub.id)).filter((e) => e === 'installment.created').length, 24)
 })
 
 test('three missed periods make one catch-up installment for the missed date, then the first date after today', async (t) => {
   const { server, make, show } = await setup(t)
   const sub = await make({ interval_units: 'month', actionable_date: '2026-02-10' })
   await processAsOf(server, '2026-05-25') // down since Feb 10: Feb, Mar, Apr and May 10 all passed
-  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.due_date), ['2026-02-10'])
+  assert.deepEqual((await installmentsOf(server.store, sub.id)).map((i) => i.due_date), ['2026-02-10'])
   assert.equal((await show(sub.id)).actionable_date, '2026-06-10')
   await processAsOf(server, '2026-05-26')
   await processAsOf(server, '2026-06-09')
-  assert.equal(installmentsOf(server.store, sub.id).length, 1)
+  assert.equal((await installmentsOf(server.store, sub.id)).length, 1)
   await processAsOf(server, '2026-06-10')
-  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.due_date), ['2026-02-10', '2026-06-10'])
+  assert.deepEqual((await installmentsOf(server.store, sub.id)).map((i) => i.due_date), ['2026-02-10', '2026-06-10'])
 })
 
 test('running twice on the same day makes nothing twice', async (t) => {
@@ -65,11 +65,11 @@ test('running twice on the same day makes nothing twice', async (t) => {
   const sub = await make({ actionable_date: '2026-01-20' })
   const first = await processAsOf(server, '2026-01-20')
   assert.match(first.out.at(-1) ?? '', /^processed 1 subscription as of 2026-01-20 in \d+\.\d s \(examined 1 due\): 1 installment made, 0 ended, 0 canceled, 0 resumed; 0 retries due, 0 abandoned$/)
-  const before = server.store.events.countOfSubscription(sub.id)
+  const before = await server.store.events.countOfSubscription(sub.id)
   const second = await processAsOf(server, '2026-01-20')
   assert.match(second.out.at(-1) ?? '', /^processed 0 subscriptions as of 2026-01-20 /)
-  assert.equal(installmentsOf(server.store, sub.id).length, 1)
-  assert.equal(server.store.events.countOfSubscription(sub.id), before)
+  assert.equal((await installmentsOf(server.store, sub.id)).length, 1)
+  assert.equal(await server.store.events.countOfSubscription(sub.id), before)
 })
 
 test('the installment is a snapshot: line items with sku and name, addresses, payment ids, currency; later changes leave it alone', async (t) => {
@@ -83,16 +83,16 @@ test('the installment is a snapshot: line items with sku and name, addresses, pa
   })
   await server.request('POST', `/api/v1/subscriptions/${sub.id}/skip`, { key: alice.key }) // successive_skip_count 1, date Feb 20
   await processAsOf(server, '2026-02-20')
-  const [made] = installmentsOf(server.store, sub.id)
+  const [made] = await installmentsOf(server.store, sub.id)
   assert.ok(made)
   const res = await admin(server, 'GET', `/installments/${made.id}`)
   assert.equal(res.status, 200)
-  const sku = (id: number) => server.store.catalog.findSubscribable(id)?.sku
+  const sku = async (id: number) => (await server.store.catalog.findSubscribable(id))?.sku
   const expected = {
     id: made.id, subscription_id: sub.id, due_date: '2026-02-20', state: 'pending', retry_at: null,
     line_items: [
-      { subscribable_id: item, sku: sku(item), name: 'Coffee', quantity: 2 },
-      { subscribable_id: other, sku: sku(other), name: 'Coffee', quantity: 5 },
+      { subscribable_id: item, sku: await sku(item), name: 'Coffee', quantity: 2 },
+      { subscribable_id: other, sku: await sku(other), name: 'Coffee', quantity: 5 },
     ],
     shipping_address: sub.shipping_address, billing_address: sub.billing_address,
     payment_method_id: payment.methodId, payment_source_id: payment.sourceId, currency: 'EUR', attempts: [],
@@ -101,7 +101,7 @@ test('the installment is a snapshot: line items with sku and name, addresses, pa
   assert.deepEqual(res.body, expected)
   assert.equal(res.body.shipping_address.firstname, 'Ada')
   // The event holds the same object (it is built in SQL; this pins it to the representation).
-  const event = server.store.events.ofSubscription(sub.id, 0, 1)[0]
+  const event = (await server.store.events.ofSubscription(sub.id, 0, 1))[0]
   assert.equal(event?.type, 'installment.created')
   assert.deepEqual(event?.data, { object: expected })
   // The subscription moved on, its successive skips reset.
@@ -121,25 +121,25 @@ test('a pending cancellation gets its last installment, then is canceled; the in
   const canceled = await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: alice.key })
   assert.equal(canceled.body.state, 'pending_cancellation')
   await processAsOf(server, '2026-01-20')
-  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => [i.due_date, i.state]), [['2026-01-20', 'pending']])
+  assert.deepEqual((await installmentsOf(server.store, sub.id)).map((i) => [i.due_date, i.state]), [['2026-01-20', 'pending']])
   const after = await show(sub.id)
   assert.deepEqual([after.state, after.actionable_date, after.processing_state], ['canceled', null, 'pending'])
-  assert.deepEqual(eventTypes(server.store, sub.id), ['subscription.created', 'subscription.cancellation_pending', 'installment.created', 'subscription.canceled'])
-  const event = server.store.events.ofSubscription(sub.id, 0, 1)[0]
+  assert.deepEqual(await eventTypes(server.store, sub.id), ['subscription.created', 'subscription.cancellation_pending', 'installment.created', 'subscription.canceled'])
+  const event = (await server.store.events.ofSubscription(sub.id, 0, 1))[0]
   assert.deepEqual(event?.data, { object: after })
   await processAsOf(server, '2026-03-20')
-  assert.equal(installmentsOf(server.store, sub.id).length, 1)
+  assert.equal((await installmentsOf(server.store, sub.id)).length, 1)
 })
 
 test('end date: a date equal to it still gets its installment, then the subscription is inactive', async (t) => {
   const { server, make, show } = await setup(t)
   const sub = await make({ actionable_date: '2026-02-01', end_date: '2026-02-01' })
   await processAsOf(server, '2026-02-01')
-  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.due_date), ['2026-02-01'])
+  assert.deepEqual((await installmentsOf(server.store, sub.id)).map((i) => i.due_date), ['2026-02-01'])
   const after = await show(sub.id)
   assert.deepEqual([after.state, after.actionable_date], ['inactive', null])
-  assert.deepEqual(eventTypes(server.store, sub.id).slice(-2), ['installment.created', 'subscription.ended'])
-  assert.deepEqual(server.store.events.ofSubscription(sub.id, 0, 1)[0]?.data, { object: after })
+  assert.deepEqual((await eventTypes(server.store, sub.id)).slice(-2), ['installment.created', 'subscription.ended'])
+  assert.deepEqual((await server.store.events.ofSubscription(sub.id, 0, 1))[0]?.data, { object: after })
 })
 
 test('end date already behind the next date: inactive without an installment, when due or once the end date has passed', async (t) => {
@@ -153,8 +153,8 @@ test('end date already behind the next date: inactive without an installment, wh
   for (const id of [due.id, notYet.id]) {
     const after = await show(id)
     assert.deepEqual([after.state, after.actionable_date], ['inactive', null])
-    assert.equal(installmentsOf(server.store, id).length, 0)
-    assert.deepEqual(eventTypes(server.store, id), ['subscription.created', 'subscription.ended'])
+    assert.equal((await installmentsOf(server.store, id)).length, 0)
+    assert.deepEqual(await eventTypes(server.store, id), ['subscription.created', 'subscription.ended'])
   }
 })
 
@@ -165,14 +165,14 @@ test('a paused subscription is processed once its resume date arrives, and resum
   await admin(server, 'POST', `/subscriptions/${dated.id}/pause`, { subscription: { actionable_date: '2026-02-05' } })
   await admin(server, 'POST', `/subscriptions/${forever.id}/pause`)
   await processAsOf(server, '2026-02-04')
-  assert.equal(installmentsOf(server.store, dated.id).length, 0)
+  assert.equal((await installmentsOf(server.store, dated.id)).length, 0)
   await processAsOf(server, '2026-02-05')
-  assert.deepEqual(installmentsOf(server.store, dated.id).map((i) => i.due_date), ['2026-02-05'])
+  assert.deepEqual((await installmentsOf(server.store, dated.id)).map((i) => i.due_date), ['2026-02-05'])
   const after = await show(dated.id)
   assert.deepEqual([after.paused, after.actionable_date, after.state], [false, '2026-03-05', 'active'])
-  assert.deepEqual(eventTypes(server.store, dated.id).slice(-3), ['subscription.paused', 'installment.created', 'subscription.resumed'])
+  assert.deepEqual((await eventTypes(server.store, dated.id)).slice(-3), ['subscription.paused', 'installment.created', 'subscription.resumed'])
   await processAsOf(server, '2027-01-01')
-  assert.equal(installmentsOf(server.store, forever.id).length, 0)
+  assert.equal((await installmentsOf(server.store, forever.id)).length, 0)
   assert.deepEqual([(await show(forever.id)).paused, (await show(forever.id)).actionable_date], [true, null])
 })
 
@@ -185,7 +185,7 @@ test('not actionable: no line items, canceled or inactive subscriptions get noth
   const run = await processAsOf(server, '2026-03-01')
   assert.match(run.out.at(-1) ?? '', /^processed 0 subscriptions/)
   assert.deepEqual([await show(empty.id), await show(canceled.id)], before)
-  assert.equal(installmentsOf(server.store, empty.id).length + installmentsOf(server.store, canceled.id).length, 0)
+  assert.equal((await installmentsOf(server.store, empty.id)).length + (await installmentsOf(server.store, canceled.id)).length, 0)
 })
 
 test('without --as-of the run uses the service clock (REPLENISH_TODAY); a date that is not one is a usage error', async (t) => {
@@ -193,11 +193,11 @@ test('without --as-of the run uses the service clock (REPLENISH_TODAY); a date t
   const today = await make({ actionable_date: TODAY })
   const tomorrow = await make({ actionable_date: '2026-01-16' })
   await processAsOf(server)
-  assert.equal(installmentsOf(server.store, today.id).length, 1)
-  assert.equal(installmentsOf(server.store, tomorrow.id).length, 0)
+  assert.equal((await installmentsOf(server.store, today.id)).length, 1)
+  assert.equal((await installmentsOf(server.store, tomorrow.id)).length, 0)
   await assert.rejects(processCommand(server.config, '2026-02-30', { out: () => {}, err: () => {} }),
     (e: unknown) => e instanceof UsageError && e.message === '--as-of: expected a real date as YYYY-MM-DD, got "2026-02-30"')
-  assert.equal(installmentsOf(server.store, tomorrow.id).length, 0)
+  assert.equal((await installmentsOf(server.store, tomorrow.id)).length, 0)
 })
 
 test('time zones: due "today" in Pacific/Auckland is processed once it is that date there, not by the UTC date', async (t) => {
@@ -207,13 +207,13 @@ test('time zones: due "today" in Pacific/Auckland is processed once it is that d
   const instant = () => new Date('2026-03-14T12:30:00.000Z')
   const utc = await runProcessor(server.store, { clock: serviceClock('UTC', undefined, instant) })
   assert.deepEqual([utc.asOf, utc.installments], ['2026-03-14', 0])
-  assert.equal(installmentsOf(server.store, sub.id).length, 0)
+  assert.equal((await installmentsOf(server.store, sub.id)).length, 0)
   // An hour earlier it is still the 14th in Auckland too.
   const early = await runProcessor(server.store, { clock: serviceClock('Pacific/Auckland', undefined, () => new Date('2026-03-14T10:30:00.000Z')) })
   assert.deepEqual([early.asOf, early.installments], ['2026-03-14', 0])
   const auckland = await runProcessor(server.store, { clock: serviceClock('Pacific/Auckland', undefined, instant) })
   assert.deepEqual([auckland.asOf, auckland.installments], ['2026-03-15', 1])
-  assert.deepEqual(installmentsOf(server.store, sub.id).map((i) => i.due_date), ['2026-03-15'])
+  assert.deepEqual((await installmentsOf(server.store, sub.id)).map((i) => i.due_date), ['2026-03-15'])
 })
 
 test('progress goes to stderr as examined/total due, rate and ETA', async (t) => {

@@ -1,24 +1,16 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { openStore, type Store } from '../../src/store/store.ts'
+import type { Store } from '../../src/store/api.ts'
 import { serviceClock } from '../../src/clock.ts'
 import { processingSchedule } from '../../src/processing/schedule.ts'
+import { openTestStore, sqliteOf } from '../helpers/store.ts'
 import { seedDueSubscriptions } from './helpers.ts'
 
 /** The processor inside `serve`: a run at start, quiet when idle, errors logged (never thrown), stop waits for the run. */
 const clock = serviceClock('UTC', '2026-02-01')
 
 function setup(t: import('node:test').TestContext): Store {
-  const dir = mkdtempSync(join(tmpdir(), 'replenish-schedule-'))
-  const store = openStore(join(dir, 's.db'), { synchronous: 'NORMAL', createDirectory: false })
-  t.after(() => {
-    store.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  return store
+  return openTestStore(t, { synchronous: 'NORMAL' }).store
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 50))
@@ -36,7 +28,7 @@ test('the schedule runs once at start, logs what it did, and stop() waits for th
     time: undefined, level: 'info', msg: 'processor run', as_of: '2026-02-01', processed: 3, installments: 3, ended: 0, canceled: 0,
     resumed: 0, retries_due: 0, abandoned: 0, completed: true, ms: undefined,
   }])
-  assert.equal((store.db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n, 3)
+  assert.equal((sqliteOf(store).db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n, 3)
 })
 
 test('an idle run logs nothing; a schedule of 0 minutes never runs', async (t) => {
@@ -47,14 +39,14 @@ test('an idle run logs nothing; a schedule of 0 minutes never runs', async (t) =
   await settle()
   await idle.stop()
   assert.equal(log.length, 0)
-  assert.equal(store.db.prepare('SELECT * FROM process_runs').all().length, 1)
+  assert.equal(sqliteOf(store).db.prepare('SELECT * FROM process_runs').all().length, 1)
   seedDueSubscriptions(store, 2, '2026-02-01')
   const off = processingSchedule({ store, clock, processEvery: 0, log: (e) => log.push(e) })
   off.start()
   await settle()
   await off.stop()
   assert.equal(log.length, 0)
-  assert.equal((store.db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n, 0)
+  assert.equal((sqliteOf(store).db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n, 0)
 })
 
 test('a failing run is logged as an error line and the schedule lives on', async () => {

@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { getPriority, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { openStore } from '../../src/store/store.ts'
-import { CHECKPOINT_NICE, CONVERGED_FRAMES, Checkpointer, RESTART_FRAMES } from '../../src/store/checkpointer.ts'
+import { openSqliteStore } from '../../src/store/sqlite/store.ts'
+import { CHECKPOINT_NICE, CONVERGED_FRAMES, Checkpointer, RESTART_FRAMES } from '../../src/store/sqlite/checkpointer.ts'
 
 /**
  * Background checkpoints (issue 6, checkpointer.ts): under steady writes the WAL is checkpointed
@@ -17,12 +17,12 @@ test('under steady writes the worker checkpoints, the WAL restarts and stays bou
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const file = join(dir, 'c.db')
   const errors: string[] = []
-  const store = openStore(file, { synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true, onBackgroundError: (m) => errors.push(m) })
+  const store = openSqliteStore(file, { synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true, onBackgroundError: (m) => errors.push(m) })
   let closed = false
   t.after(async () => {
     if (closed) return
     await store.stopBackground()
-    store.close()
+    await store.close()
   })
   assert.equal((store.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 0, 'no checkpoint inside a COMMIT')
   store.db.exec('CREATE TABLE blobs (n INTEGER PRIMARY KEY, data BLOB NOT NULL)')
@@ -34,7 +34,7 @@ test('under steady writes the worker checkpoints, the WAL restarts and stays bou
   let walMax = 0
   while (n < 80_000 && store.checkpoints()!.inline < 2) {
     const batch: Promise<void>[] = []
-    for (let i = 0; i < 20; i++) batch.push(store.write(() => void insert.run(++n)))
+    for (let i = 0; i < 20; i++) batch.push(store.write(async () => void insert.run(++n)))
     await Promise.all(batch)
     if (n % 1000 === 0) await new Promise((resolve) => setTimeout(resolve, 60)) // let the thread run
     walMax = Math.max(walMax, statSync(`${file}-wal`).size)
@@ -53,7 +53,7 @@ test('under steady writes the worker checkpoints, the WAL restarts and stays bou
   reader.close()
 
   await store.stopBackground()
-  store.close()
+  await store.close()
   closed = true
   assert.equal(existsSync(`${file}-wal`), false, 'the last connection checkpointed and removed the WAL')
   const again = new DatabaseSync(file, { readOnly: true })
@@ -64,7 +64,7 @@ test('under steady writes the worker checkpoints, the WAL restarts and stays bou
 test('without background checkpoints (the CLI, tests) SQLite checkpoints every 8,000 pages itself', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'replenish-ckpt-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const store = openStore(join(dir, 'c.db'), { synchronous: 'FULL', createDirectory: false })
+  const store = openSqliteStore(join(dir, 'c.db'), { synchronous: 'FULL', createDirectory: false })
   t.after(() => store.close())
   assert.equal((store.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 8000)
   assert.equal(store.checkpoints(), undefined)
@@ -74,7 +74,7 @@ test('a checkpoint thread that dies is reported, and SQLite checkpoints inside C
   const dir = mkdtempSync(join(tmpdir(), 'replenish-ckpt-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const errors: string[] = []
-  const store = openStore(join(dir, 'c.db'), {
+  const store = openSqliteStore(join(dir, 'c.db'), {
     synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true,
     onBackgroundError: (m) => errors.push(m),
     checkpointThreadSource: "throw new Error('cannot open the database')",
@@ -84,7 +84,7 @@ test('a checkpoint thread that dies is reported, and SQLite checkpoints inside C
   assert.equal(autocheckpoint(), 0)
   for (let i = 0; i < 100 && errors.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
   assert.deepEqual(errors, ['the checkpoint thread stopped: cannot open the database'])
-  await store.write(() => store.db.exec('CREATE TABLE after_death (n INTEGER)'))
+  await store.write(async () => store.db.exec('CREATE TABLE after_death (n INTEGER)'))
   assert.equal(autocheckpoint(), 8000, 'the next COMMIT handed checkpoints back to SQLite')
   assert.equal(errors.length, 1, 'an unasked exit after an error is not reported twice')
 })
@@ -93,11 +93,11 @@ test('a thread stopped on purpose is no failure: no error, no fallback', async (
   const dir = mkdtempSync(join(tmpdir(), 'replenish-ckpt-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const errors: string[] = []
-  const store = openStore(join(dir, 'c.db'), { synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true, onBackgroundError: (m) => errors.push(m) })
+  const store = openSqliteStore(join(dir, 'c.db'), { synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true, onBackgroundError: (m) => errors.push(m) })
   await store.stopBackground()
-  await store.write(() => store.db.exec('CREATE TABLE after_stop (n INTEGER)'))
+  await store.write(async () => store.db.exec('CREATE TABLE after_stop (n INTEGER)'))
   assert.equal((store.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 0)
-  store.close()
+  await store.close()
   assert.deepEqual(errors, [])
 })
 
@@ -105,14 +105,14 @@ test('on Linux the checkpoint thread runs niced, so the event loop wins the core
   const dir = mkdtempSync(join(tmpdir(), 'replenish-ckpt-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const before = getPriority(0)
-  const store = openStore(join(dir, 'c.db'), { synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true })
+  const store = openSqliteStore(join(dir, 'c.db'), { synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true })
   t.after(async () => {
     await store.stopBackground()
-    store.close()
+    await store.close()
   })
   // The thread sets its priority as it starts, before its first checkpoint.
   for (let i = 0; i < 500 && store.checkpoints()!.background === 0; i++) {
-    await store.write(() => store.db.exec('CREATE TABLE IF NOT EXISTS nice (n INTEGER)'))
+    await store.write(async () => store.db.exec('CREATE TABLE IF NOT EXISTS nice (n INTEGER)'))
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   assert.ok(store.checkpoints()!.background > 0, 'the thread checkpointed')

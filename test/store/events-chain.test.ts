@@ -1,9 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { DatabaseSync } from 'node:sqlite'
-import { MIGRATIONS, migrate } from '../../src/store/migrations.ts'
-import { openStore, type Store } from '../../src/store/store.ts'
-import { eventsStore } from '../../src/store/events-store.ts'
+import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.ts'
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.ts'
+import { eventsStore } from '../../src/store/sqlite/events-store.ts'
 
 // A subscription's events are a chain kept by the database (migration 2), not an index: the
 // customer's events list (C10) must still be exactly "its events, newest first", whatever wrote them.
@@ -25,51 +25,51 @@ function scanned(db: DatabaseSync, subscriptionId: number, offset: number, limit
     .all(subscriptionId, limit, offset).map((r) => r['id'] as number)
 }
 
-function assertListsMatchScan(store: Store, subscriptions: number): void {
+async function assertListsMatchScan(store: SqliteStore, subscriptions: number): Promise<void> {
   for (let id = 1; id <= subscriptions + 1; id++) {
     const all = scanned(store.db, id, 0, 1_000)
-    assert.equal(store.events.countOfSubscription(id), all.length, `count of subscription ${id}`)
+    assert.equal(await store.events.countOfSubscription(id), all.length, `count of subscription ${id}`)
     for (const [offset, limit] of [[0, 1_000], [0, 2], [1, 2], [2, 3], [all.length - 1, 5], [all.length, 5]] as const) {
-      assert.deepEqual(store.events.ofSubscription(id, Math.max(0, offset), limit).map((e) => e.id), scanned(store.db, id, Math.max(0, offset), limit),
+      assert.deepEqual((await store.events.ofSubscription(id, Math.max(0, offset), limit)).map((e) => e.id), scanned(store.db, id, Math.max(0, offset), limit),
         `subscription ${id}, offset ${offset}, limit ${limit}`)
     }
   }
 }
 
 test('the events list of every subscription is its events newest first, paged, after writes of every kind', async () => {
-  const store = openStore(':memory:', { synchronous: 'FULL', createDirectory: false })
+  const store = openSqliteStore(':memory:', { synchronous: 'FULL', createDirectory: false })
   seedSubscriptions(store.db, 3)
   // Interleaved across subscriptions, one by one and several in a unit, plus events of no subscription.
   for (let i = 0; i < 12; i++) {
-    await store.write(() => {
-      store.events.record('subscription.updated', (i % 3) + 1, { i })
-      if (i % 4 === 0) store.events.recordJson('line_item.updated', 2, `{"i":${i}}`)
-      if (i % 5 === 0) store.events.record('payment_source.deleted', null, { i })
+    await store.write(async (tx) => {
+      await tx.events.record('subscription.updated', (i % 3) + 1, { i })
+      if (i % 4 === 0) await tx.events.recordJson('line_item.updated', 2, `{"i":${i}}`)
+      if (i % 5 === 0) await tx.events.record('payment_source.deleted', null, { i })
     })
   }
   // The processor's own statement: one installment.created per subscription of the batch.
-  await store.write(() => store.installments.processMany([1, 2, 3].map((id) => ({
+  await store.write((tx) => tx.installments.processMany([1, 2, 3].map((id) => ({
     subscription_id: id, due_date: '2026-05-01', actionable_date: '2026-06-01', state: 'active' as const,
   })), NOW))
-  assertListsMatchScan(store, 3)
-  assert.equal(store.events.countOfSubscription(2), 8)
-  assert.deepEqual(store.events.ofSubscription(3, 0, 1).map((e) => e.type), ['installment.created'])
-  store.close()
+  await assertListsMatchScan(store, 3)
+  assert.equal(await store.events.countOfSubscription(2), 8)
+  assert.deepEqual((await store.events.ofSubscription(3, 0, 1)).map((e) => e.type), ['installment.created'])
+  await store.close()
 })
 
 test('a unit rolled back takes its events out of the chain, and the next event links to the one before', async () => {
-  const store = openStore(':memory:', { synchronous: 'FULL', createDirectory: false })
+  const store = openSqliteStore(':memory:', { synchronous: 'FULL', createDirectory: false })
   seedSubscriptions(store.db, 1)
-  await store.write(() => store.events.record('subscription.created', 1, {}))
-  await assert.rejects(store.write(() => {
-    store.events.record('subscription.updated', 1, {})
+  await store.write((tx) => tx.events.record('subscription.created', 1, {}))
+  await assert.rejects(store.write(async (tx) => {
+    await tx.events.record('subscription.updated', 1, {})
     throw new Error('refused')
   }), /refused/)
-  await store.write(() => store.events.record('subscription.skipped', 1, {}))
-  assert.deepEqual(store.events.ofSubscription(1, 0, 10).map((e) => e.type), ['subscription.skipped', 'subscription.created'])
-  assert.equal(store.events.countOfSubscription(1), 2)
-  assertListsMatchScan(store, 1)
-  store.close()
+  await store.write((tx) => tx.events.record('subscription.skipped', 1, {}))
+  assert.deepEqual((await store.events.ofSubscription(1, 0, 10)).map((e) => e.type), ['subscription.skipped', 'subscription.created'])
+  assert.equal(await store.events.countOfSubscription(1), 2)
+  await assertListsMatchScan(store, 1)
+  await store.close()
 })
 
 test('an event whose link is not its subscription\'s latest event is refused, so the chain cannot break unnoticed', () => {
@@ -106,20 +106,20 @@ test('migration 2 links the events a version-1 database already holds, and drops
 })
 
 test('an event recorded from JSON text is stored and read back exactly as one recorded from the object', async () => {
-  const store = openStore(':memory:', { synchronous: 'FULL', createDirectory: false })
+  const store = openSqliteStore(':memory:', { synchronous: 'FULL', createDirectory: false })
   seedSubscriptions(store.db, 1)
   const object = { id: 1, note: 'quotes " and \\ and ünïcödé', items: [{ quantity: 2 }], none: null }
-  await store.write(() => {
-    store.events.record('subscription.updated', 1, object)
-    store.events.recordJson('subscription.updated', 1, JSON.stringify(object))
+  await store.write(async (tx) => {
+    await tx.events.record('subscription.updated', 1, object)
+    await tx.events.recordJson('subscription.updated', 1, JSON.stringify(object))
   })
   const stored = store.db.prepare('SELECT data FROM events ORDER BY id').all().map((r) => r['data'])
   assert.equal(stored.length, 2)
   assert.equal(stored[1], stored[0])
   assert.equal(stored[0], JSON.stringify({ object }))
-  const [newest, oldest] = store.events.ofSubscription(1, 0, 2)
+  const [newest, oldest] = await store.events.ofSubscription(1, 0, 2)
   assert.deepEqual(newest?.data, { object })
   assert.deepEqual(oldest?.data, { object })
-  assert.deepEqual(store.events.feed(0, 10, 'subscription.updated').map((e) => e.data), [{ object }, { object }])
-  store.close()
+  assert.deepEqual((await store.events.feed(0, 10, 'subscription.updated')).map((e) => e.data), [{ object }, { object }])
+  await store.close()
 })

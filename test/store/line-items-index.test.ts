@@ -1,9 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { DatabaseSync } from 'node:sqlite'
-import { MIGRATIONS, migrate } from '../../src/store/migrations.ts'
-import { subscriptionsStore } from '../../src/store/subscriptions-store.ts'
-import { BodyCache } from '../../src/store/body-cache.ts'
+import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.ts'
+import { subscriptionsStore } from '../../src/store/sqlite/subscriptions-store.ts'
+import { BodyCache } from '../../src/store/sqlite/body-cache.ts'
 
 // Migration 3 drops the index of line items by catalog item (issue 6: a random page per new
 // line item). Nothing may depend on it: the catalog item's line items are still found, every

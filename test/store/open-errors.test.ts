@@ -10,7 +10,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, wri
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { DatabaseDirectoryMissing, DatabaseOpenError, isTransientSqliteError, openDatabase, type OpenOptions } from '../../src/store/db.ts'
+import { DatabaseDirectoryMissing, DatabaseOpenError, isTransientSqliteError, openDatabase, type OpenOptions } from '../../src/store/sqlite/db.ts'
 
 const OPTIONS: OpenOptions = { synchronous: 'FULL', createDirectory: false }
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { nowIso } from '../../src/store/rows.ts'
+import { nowIso } from '../../src/store/sqlite/rows.ts'
 
 // nowIso keeps its text for the current millisecond (a write asks up to three times): it must
 // still answer exactly what `new Date().toISOString()` would, at every millisecond.

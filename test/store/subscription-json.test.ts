@@ -10,10 +10,10 @@ test('the SQL-rendered subscription equals the domain rendering, field for field
   const { user: alice, rich, bare } = await createRichAndBare(server)
   await server.request('POST', `/api/v1/subscriptions/${bare.id}/pause`, { key: alice.key })
   for (const id of [rich.id, bare.id]) {
-    const sub = server.store.subscriptions.find(id)
+    const sub = await server.store.subscriptions.find(id)
     assert.ok(sub)
-    const fromDomain = JSON.stringify(renderSubscription(sub, server.store.subscriptions.lineItems(id)))
-    assert.equal(server.store.subscriptions.findJson(id)?.body, fromDomain)
+    const fromDomain = JSON.stringify(renderSubscription(sub, await server.store.subscriptions.lineItems(id)))
+    assert.equal((await server.store.subscriptions.findJson(id))?.body, fromDomain)
     const shown = await server.request('GET', `/api/v1/subscriptions/${id}`, { key: alice.key })
     assert.equal(shown.status, 200)
     assert.equal(shown.text, fromDomain)

@@ -1,9 +1,9 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { fdatasync, statSync } from 'node:fs'
-import type { Store, StoreOptions } from '../../src/store/store.ts'
+import type { SqliteStore, StoreOptions } from '../../src/store/sqlite/store.ts'
 import { scratchStore } from '../helpers/scratch-store.ts'
-import { DurabilityLost } from '../../src/store/wal-sync.ts'
+import { DurabilityLost } from '../../src/store/sqlite/wal-sync.ts'
 
 /**
  * Durable group commit (issue 6, C12): with synchronous=FULL the COMMIT no longer fsyncs on the
@@ -37,7 +37,7 @@ function open(t: TestContext, options: Partial<StoreOptions> = {}) {
   }
 }
 
-type Harness = ReturnType<typeof open> & { store: Store }
+type Harness = ReturnType<typeof open> & { store: SqliteStore }
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 /** Lets the thread pool answer (a real fdatasync) and its callbacks run. */
@@ -55,7 +55,7 @@ function tracked<T>(p: Promise<T>): { readonly settled: boolean; readonly promis
 test('synchronous=FULL on a WAL file: the connection runs NORMAL and the WAL file itself is fdatasynced after each COMMIT', async (t) => {
   const h: Harness = open(t)
   assert.equal((h.store.db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous, 1)
-  await h.store.write(() => h.insert(1))
+  await h.store.write(async () => h.insert(1))
   assert.equal(h.syncs.length, 1)
   // The descriptor synced is the database's own -wal file.
   const { fstatSync } = await import('node:fs')
@@ -65,7 +65,7 @@ test('synchronous=FULL on a WAL file: the connection runs NORMAL and the WAL fil
 test('synchronous=NORMAL keeps the pragma and syncs nothing itself', async (t) => {
   const h = open(t, { synchronous: 'NORMAL' })
   assert.equal((h.store.db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous, 1)
-  await h.store.write(() => h.insert(1))
+  await h.store.write(async () => h.insert(1))
   assert.equal(h.syncs.length, 0)
   assert.deepEqual(h.committed(), [1])
 })
@@ -73,7 +73,7 @@ test('synchronous=NORMAL keeps the pragma and syncs nothing itself', async (t) =
 test('a unit does not settle when its COMMIT returns, only when the WAL sync after it has finished', async (t) => {
   const h = open(t)
   h.holdSyncs(true)
-  const unit = tracked(h.store.write(() => h.insert(1)))
+  const unit = tracked(h.store.write(async () => h.insert(1)))
   await nextTurn()
   await settleIo()
   // Committed (another connection reads it), but not yet known to be on the disk: no answer.
@@ -89,10 +89,10 @@ test('while a sync runs, new units gather in the open batch; it commits once whe
   let commits = 0
   const h = open(t, { beforeCommit: () => void commits++ })
   h.holdSyncs(true)
-  const first = tracked(h.store.write(() => h.insert(1)))
+  const first = tracked(h.store.write(async () => h.insert(1)))
   await nextTurn() // batch 1 commits, its sync starts and is held
   assert.equal(commits, 1)
-  const later = [2, 3, 4].map((n) => tracked(h.store.write(() => h.insert(n))))
+  const later = [2, 3, 4].map((n) => tracked(h.store.write(async () => h.insert(n))))
   await nextTurn()
   await nextTurn()
   // Not committed while sync 1 runs: one batch is gathering.
@@ -113,12 +113,18 @@ test('while a sync runs, new units gather in the open batch; it commits once whe
 
 test('a full batch commits at once even while a sync runs, and its units wait for the next sync', async (t) => {
   let commits = 0
-  const h = open(t, { beforeCommit: () => void commits++, maxBatch: 3 })
+  // Whether the turn the full batch's units were asked in had ended, at each COMMIT.
+  let turned = false
+  const turnedAtCommit: boolean[] = []
+  const h = open(t, { beforeCommit: () => void (commits++, turnedAtCommit.push(turned)), maxBatch: 3 })
   h.holdSyncs(true)
-  const first = tracked(h.store.write(() => h.insert(1)))
+  const first = tracked(h.store.write(async () => h.insert(1)))
   await nextTurn()
-  const full = [2, 3, 4].map((n) => tracked(h.store.write(() => h.insert(n))))
-  assert.equal(commits, 2, 'the third unit filled the batch')
+  setImmediate(() => (turned = true))
+  const full = [2, 3, 4].map((n) => tracked(h.store.write(async () => h.insert(n))))
+  await nextTurn()
+  assert.equal(commits, 2)
+  assert.equal(turnedAtCommit[1], false, 'the third unit filled the batch: it committed at once, within the turn')
   assert.deepEqual(h.committed(), [1, 2, 3, 4])
   h.syncs[0]!.finish()
   await first.promise
@@ -131,24 +137,24 @@ test('a full batch commits at once even while a sync runs, and its units wait fo
 test('a failed WAL sync fails its units, the units gathered behind it, every later write, and readiness', async (t) => {
   const h = open(t)
   h.holdSyncs(true)
-  const units = [1, 2, 3].map((n) => h.store.write(() => h.insert(n)))
+  const units = [1, 2, 3].map((n) => h.store.write(async () => h.insert(n)))
   await nextTurn()
-  const gathered = h.store.write(() => h.insert(4)) // joins the batch that waits for this sync
+  const gathered = h.store.write(async () => h.insert(4)) // joins the batch that waits for this sync
   await nextTurn()
-  assert.equal(h.store.ping(), true)
+  assert.equal(await h.store.problem(), undefined)
   h.syncs[0]!.finish(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }))
   for (const unit of units) await assert.rejects(unit, DurabilityLost)
   await assert.rejects(gathered, DurabilityLost)
-  await assert.rejects(h.store.write(() => h.insert(5)), DurabilityLost)
-  assert.equal(h.store.ping(), false)
+  await assert.rejects(h.store.write(async () => h.insert(5)), DurabilityLost)
+  assert.match(String(await h.store.problem()), /^writes are stopped until a restart: /)
   assert.deepEqual(h.committed(), [1, 2, 3], 'nothing after the failed sync was committed')
 })
 
 test('closing the store syncs the last batch on the spot and settles its units', async (t) => {
   const h = open(t)
   h.holdSyncs(true)
-  const unit = h.store.write(() => h.insert(9))
-  h.store.close()
+  const unit = h.store.write(async () => h.insert(9))
+  await h.store.close()
   await unit
   assert.deepEqual(h.committed(), [9])
 })

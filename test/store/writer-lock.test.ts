@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { DatabaseSync } from 'node:sqlite'
 import { fdatasync } from 'node:fs'
 import { scratchStore } from '../helpers/scratch-store.ts'
-import { LOCKED_ELSEWHERE, describeWriteFailure } from '../../src/store/write-failure.ts'
+import { LOCKED_ELSEWHERE, describeWriteFailure } from '../../src/store/sqlite/write-failure.ts'
 
 /**
  * The writer beside another process that holds SQLite's write lock (issue 15, items 2 and 6):
@@ -29,9 +29,10 @@ test('units asked for while another connection holds the write lock wait with th
   const other = otherConnection(t, h.file)
   other.exec('BEGIN IMMEDIATE')
   const ran: number[] = []
-  const unit = (n: number) => h.store.write(() => {
+  const unit = (n: number) => h.store.write(async (tx) => {
     ran.push(n)
     h.insert(n)
+    await tx.accounts.emailTaken(`${n}@example.com`)
     ran.push(-n) // the unit's end: nothing else ran between its start and here
     return n
   })
@@ -40,7 +41,7 @@ test('units asked for while another connection holds the write lock wait with th
   // Timers and I/O go on meanwhile: the event loop is not held.
   await sleep(30)
   assert.deepEqual(ran, [])
-  assert.equal(h.store.writeProblem(), undefined, 'a short wait is not a problem')
+  assert.equal(await h.store.problem(), undefined, 'a short wait is not a problem')
   other.exec('COMMIT')
   // Asked for after the release but before the waiting ones had their turn: it runs after them.
   const late = unit(6)
@@ -54,33 +55,33 @@ test('a unit that waits longer than the lock time-out fails with a clear error, 
   const other = otherConnection(t, h.file)
   other.exec('BEGIN IMMEDIATE')
   const ran: number[] = []
-  await assert.rejects(h.store.write(() => ran.push(1)), {
+  await assert.rejects(h.store.write(async () => ran.push(1)), {
     name: 'WriteLockTimeout',
     message: 'the database is locked by another process: no write lock within 0.2 s',
   })
   assert.deepEqual(ran, [], 'the unit never ran')
-  assert.equal(h.store.writeProblem(), LOCKED_ELSEWHERE)
+  assert.equal(await h.store.problem(), LOCKED_ELSEWHERE)
   other.exec('ROLLBACK')
-  await h.store.write(() => h.insert(2))
-  assert.equal(h.store.writeProblem(), undefined)
+  await h.store.write(async () => h.insert(2))
+  assert.equal(await h.store.problem(), undefined)
   assert.deepEqual(h.committed(), [2])
 })
 
 test('a full disk inside a unit is recorded as the reason writes fail; a unit refusing its own input is not; a write that lands clears it', async (t) => {
   const h = scratchStore(t)
-  await h.store.write(() => h.insert(0))
-  await assert.rejects(h.store.write(() => {
+  await h.store.write(async () => h.insert(0))
+  await assert.rejects(h.store.write(async () => {
     throw new Error('quantity must be greater than 0')
   }))
-  assert.equal(h.store.writeProblem(), undefined, 'a refusal says nothing about the storage')
+  assert.equal(await h.store.problem(), undefined, 'a refusal says nothing about the storage')
   // No more pages than the file has now: SQLite answers SQLITE_FULL as on a full disk.
   const pages = (h.store.db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count
   h.store.db.exec(`PRAGMA max_page_count = ${pages}`)
-  await assert.rejects(h.store.write(() => range(1, 20_000).forEach((n) => h.insert(n))), { errcode: 13 })
-  assert.equal(h.store.writeProblem(), 'disk is full')
+  await assert.rejects(h.store.write(async () => range(1, 20_000).forEach((n) => h.insert(n))), { errcode: 13 })
+  assert.equal(await h.store.problem(), 'disk is full')
   h.store.db.exec('PRAGMA max_page_count = 1073741823')
-  await h.store.write(() => h.insert(1))
-  assert.equal(h.store.writeProblem(), undefined)
+  await h.store.write(async () => h.insert(1))
+  assert.equal(await h.store.problem(), undefined)
   assert.deepEqual(h.committed(), [0, 1])
 })
 
@@ -104,18 +105,18 @@ for (const synchronous of ['FULL', 'NORMAL'] as const) {
       while (ended === before) await new Promise((resolve) => setImmediate(resolve))
       await new Promise((resolve) => setImmediate(resolve))
     }
-    await assert.rejects(h.store.write(() => h.insert(1)), { message: 'disk I/O error' })
-    assert.equal(h.store.writeProblem(), 'disk I/O error')
+    await assert.rejects(h.store.write(async () => h.insert(1)), { message: 'disk I/O error' })
+    assert.equal(await h.store.problem(), 'disk I/O error')
     failing = false
     // A batch whose only unit failed commits nothing: it says nothing of the disk.
     const before = ended
-    await assert.rejects(h.store.write(() => {
+    await assert.rejects(h.store.write(async () => {
       throw new Error('refused')
     }))
     await commitEnded(before)
-    assert.equal(h.store.writeProblem(), 'disk I/O error')
-    await h.store.write(() => h.insert(2))
-    assert.equal(h.store.writeProblem(), undefined)
+    assert.equal(await h.store.problem(), 'disk I/O error')
+    await h.store.write(async () => h.insert(2))
+    assert.equal(await h.store.problem(), undefined)
   })
 }
 

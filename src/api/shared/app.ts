@@ -1,6 +1,6 @@
 import type { Config } from '../../config.ts'
 import type { Clock } from '../../clock.ts'
-import type { Store } from '../../store/store.ts'
+import type { Store } from '../../store/api.ts'
 
 /** What every handler may use: built once by the composition root (cli/serve.ts). */
 export interface App {

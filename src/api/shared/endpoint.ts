@@ -4,16 +4,17 @@ import { ValidationFailed } from '../../domain/field-errors.ts'
 import { negotiateLanguage, type Language } from '../../domain/messages.ts'
 import { bearerToken, sha256 } from './auth.ts'
 import type { App } from './app.ts'
+import type { Tx, Unit } from '../../store/api.ts'
 
 /**
  * What a handler gets besides the request: the caller's language, and `commit`, which runs
- * the request's writes as one unit, renders the answer inside it and, when the request carries
- * an Idempotency-Key, stores that answer in the same unit, so a replay and the change it
- * replays can never disagree.
+ * the request's unit of work (its reads that decide, its writes, and the rendering of its
+ * answer, all through `tx`) and, when the request carries an Idempotency-Key, stores that answer
+ * in the same unit, so a replay and the change it replays can never disagree.
  */
 export interface Call {
   readonly language: Language
-  commit(fn: () => Reply): Promise<Reply>
+  commit(unit: Unit<Reply>): Promise<Reply>
 }
 
 export type ApiHandler = (ctx: Ctx, call: Call) => Reply | Promise<Reply>
@@ -44,9 +45,9 @@ export function endpoint(app: App, handler: ApiHandler): (ctx: Ctx) => Promise<R
   inFlightOf.set(app, running)
   return async (ctx) => {
     const language = negotiateLanguage(ctx.req.headers['accept-language'] as string | undefined)
-    const idem = ctx.method === 'GET' || ctx.method === 'HEAD' ? undefined : idempotencyOf(app, ctx)
+    const idem = ctx.method === 'GET' || ctx.method === 'HEAD' ? undefined : await idempotencyOf(app, ctx)
     if (!idem) {
-      const call: Call = { language, commit: (fn) => app.store.write(fn) }
+      const call: Call = { language, commit: (unit) => app.store.write(unit) }
       try {
         return await handler(ctx, call)
       } catch (err) {
@@ -58,39 +59,42 @@ export function endpoint(app: App, handler: ApiHandler): (ctx: Ctx) => Promise<R
     if (running.has(flightKey)) {
       throw new HttpError(409, { error: 'A request with this Idempotency-Key is still being processed' })
     }
-    const stored = app.store.idempotency.find(idem.scope, idem.key, new Date(Date.now() - DAY_MS).toISOString())
-    if (stored) {
-      if (stored.fingerprint !== idem.fingerprint) {
-        throw new HttpError(422, { error: 'Idempotency-Key was already used with a different request' })
-      }
-      return { status: stored.status, body: undefined, raw: stored.body, headers: { 'idempotent-replayed': 'true' } }
-    }
-    // Real time, not the service clock: the 24 h of C5 are wall-clock hours (C8).
-    const save = (reply: Reply): void => {
-      app.store.idempotency.save(idem.scope, idem.key, idem.fingerprint, reply.status, reply.raw ?? JSON.stringify(reply.body), new Date().toISOString())
-    }
-    let saved = false
-    const call: Call = {
-      language,
-      commit: (fn) =>
-        app.store.write(() => {
-          const reply = fn()
-          save(reply)
-          saved = true
-          return reply
-        }),
-    }
+    // In flight before the first await: a request with the same key that arrives while this one
+    // looks up its stored answer is the 409 above, never a second run.
     running.add(flightKey)
     try {
-      const reply = await handler(ctx, call)
-      // A handler that answered without writing (a no-op) is remembered all the same.
-      if (!saved) await app.store.write(() => save(reply))
-      return reply
-    } catch (err) {
-      const answer = rendered(err, language)
-      // A refused request (422) is an answer too: a retry gets the same refusal (Stripe does so).
-      if (answer instanceof HttpError && answer.status === 422) await app.store.write(() => save({ status: 422, body: answer.body }))
-      throw answer
+      const stored = await app.store.idempotency.find(idem.scope, idem.key, new Date(Date.now() - DAY_MS).toISOString())
+      if (stored) {
+        if (stored.fingerprint !== idem.fingerprint) {
+          throw new HttpError(422, { error: 'Idempotency-Key was already used with a different request' })
+        }
+        return { status: stored.status, body: undefined, raw: stored.body, headers: { 'idempotent-replayed': 'true' } }
+      }
+      // Real time, not the service clock: the 24 h of C5 are wall-clock hours (C8).
+      const save = (tx: Tx, reply: Reply): Promise<void> =>
+        tx.idempotency.save(idem.scope, idem.key, idem.fingerprint, reply.status, reply.raw ?? JSON.stringify(reply.body), new Date().toISOString())
+      let saved = false
+      const call: Call = {
+        language,
+        commit: (unit) =>
+          app.store.write(async (tx) => {
+            const reply = await unit(tx)
+            await save(tx, reply)
+            saved = true
+            return reply
+          }),
+      }
+      try {
+        const reply = await handler(ctx, call)
+        // A handler that answered without writing (a no-op) is remembered all the same.
+        if (!saved) await app.store.write((tx) => save(tx, reply))
+        return reply
+      } catch (err) {
+        const answer = rendered(err, language)
+        // A refused request (422) is an answer too: a retry gets the same refusal (Stripe does so).
+        if (answer instanceof HttpError && answer.status === 422) await app.store.write((tx) => save(tx, { status: 422, body: answer.body }))
+        throw answer
+      }
     } finally {
       running.delete(flightKey)
     }
@@ -107,10 +111,10 @@ function rendered(err: unknown, language: Language): unknown {
  * are not valid: then the handler runs and answers 401 itself, so authentication still comes
  * first (C2) and a revoked key can never fetch a stored answer.
  */
-function idempotencyOf(app: App, ctx: Ctx): Idempotency | undefined {
+async function idempotencyOf(app: App, ctx: Ctx): Promise<Idempotency | undefined> {
   const header = ctx.req.headers['idempotency-key']
   if (typeof header !== 'string' || header.length === 0) return undefined
-  const scope = callerScope(app, ctx)
+  const scope = await callerScope(app, ctx)
   if (scope === undefined) return undefined
   if (header.length > MAX_KEY_LENGTH) {
     throw new HttpError(422, { error: 'Idempotency-Key is too long (maximum is 255 characters)' })
@@ -122,19 +126,19 @@ function idempotencyOf(app: App, ctx: Ctx): Idempotency | undefined {
  * Keys are per caller: a customer is its user (any of its API keys), the shop is its admin
  * token. Checked without the rate limit and failure counters: the handler authenticates again.
  */
-function callerScope(app: App, ctx: Ctx): string | undefined {
+async function callerScope(app: App, ctx: Ctx): Promise<string | undefined> {
   const token = bearerToken(ctx)
   if (token === undefined) return undefined
   const hash = sha256(token)
   if (ctx.path.startsWith('/admin/')) {
     const configured = app.config.adminToken
     // Comparing digests: equal-prefix timing tells nothing about the token itself.
-    const valid = (configured !== undefined && sha256(configured) === hash) || app.store.accounts.adminTokenExists(hash)
+    const valid = (configured !== undefined && sha256(configured) === hash) || (await app.store.accounts.adminTokenExists(hash))
     return valid ? `admin:${hash}` : undefined
   }
   // The same answer authenticate() will give: its cache first, so the two never disagree.
   const cached = app.keyCache.get(token)
-  const userId = cached !== undefined && cached.until > Date.now() ? cached.userId : app.store.accounts.userIdForKeyHash(hash)
+  const userId = cached !== undefined && cached.until > Date.now() ? cached.userId : await app.store.accounts.userIdForKeyHash(hash)
   return userId === undefined ? undefined : `user:${userId}`
 }
 

@@ -1,78 +1,83 @@
 import { renderLineItem } from '../../domain/representation.ts'
 import type { Transition } from '../../domain/lifecycle.ts'
-import type { LineItemChange, Lookups } from '../../domain/subscription-input.ts'
+import type { LineItemChange } from '../../domain/subscription-input.ts'
 import type { LineItem, Subscription } from '../../domain/types.ts'
 import { notFound } from '../../http/http-error.ts'
-import type { App } from './app.ts'
+import type { Tx } from '../../store/api.ts'
+import { notAuthorized } from './errors.ts'
 
-// The writes both route tables share. Each runs inside a unit (`call.commit`) and writes the
-// C10 event of the change it makes, holding the representation after the change.
+// The writes both route tables share. Each runs inside a unit (`call.commit`), through its `tx`,
+// and writes the C10 event of the change it makes, holding the representation after the change.
 
 /**
- * The subscription's C3 body as JSON text, rendered by SQLite as it stands now (inside a unit:
- * with the unit's own writes). Every answer and event that holds a subscription is this text,
- * so the body is built once and never stringified (issue 6). `keepLineItems`: the write changed
- * an existing subscription, which its customer is likely to change again (a lifecycle step, an
- * update): its line items are kept rendered for the next write (body-cache.ts).
+ * C2's find and own inside the unit: the subscription a change is decided from, held by the unit
+ * (`tx.subscriptions.lock`) so nothing changes it before the unit commits. 404 before 401.
  */
-export function presentJson(app: App, subscriptionId: number, options: { keepLineItems?: boolean } = {}): string {
-  const found = app.store.subscriptions.renderJson(subscriptionId, options.keepLineItems === true)
-  if (!found) throw new Error(`subscription ${subscriptionId} vanished inside its own unit of writes`)
-  return found.body
+export async function lockOwned(tx: Tx, id: number, userId: number | undefined): Promise<Subscription> {
+  const sub = await tx.subscriptions.lock(id)
+  if (!sub) throw notFound()
+  if (userId !== undefined && sub.user_id !== userId) throw notAuthorized()
+  return sub
 }
 
-export function lookups(app: App): Lookups {
-  return {
-    paymentIsValid: (m, s, u) => app.store.catalog.paymentIsValid(m, s, u),
-    isSubscribable: (id) => app.store.catalog.isSubscribable(id),
-  }
+/**
+ * The subscription's C3 body as JSON text as it stands inside the unit, with the unit's own
+ * writes. Every answer and event that holds a subscription is this text, so the body is built
+ * once and never stringified (issue 6). `keepLineItems`: the write changed an existing
+ * subscription, which its customer is likely to change again (a lifecycle step, an update): the
+ * SQLite store keeps its line items rendered for the next write (body-cache.ts).
+ */
+export async function presentJson(tx: Tx, subscriptionId: number, options: { keepLineItems?: boolean } = {}): Promise<string> {
+  const found = await tx.subscriptions.renderJson(subscriptionId, options.keepLineItems === true)
+  if (!found) throw new Error(`subscription ${subscriptionId} vanished inside its own unit of writes`)
+  return found.body
 }
 
 /** Hooks other parts of the service add to transitions (processing abandons open installments on cancel). */
 export interface TransitionHooks {
   /** Runs inside the cancel's unit, after the subscription is written canceled. */
-  onCanceled?: (app: App, sub: Subscription) => unknown
+  onCanceled?: (tx: Tx, sub: Subscription) => Promise<unknown>
 }
 export const transitionHooks: TransitionHooks = {}
 
 /** Applies a lifecycle transition (or nothing, for a no-op) and answers the representation as JSON text. */
-export function applyTransition(app: App, sub: Subscription, transition: Transition | null): string {
-  if (!transition) return presentJson(app, sub.id)
-  const updated = app.store.subscriptions.update(sub, transition.patch)
-  if (updated.state === 'canceled') transitionHooks.onCanceled?.(app, updated)
-  const json = presentJson(app, sub.id, { keepLineItems: true })
-  app.store.events.recordJson(transition.event, sub.id, json)
+export async function applyTransition(tx: Tx, sub: Subscription, transition: Transition | null): Promise<string> {
+  if (!transition) return presentJson(tx, sub.id)
+  const updated = await tx.subscriptions.update(sub, transition.patch)
+  if (updated.state === 'canceled') await transitionHooks.onCanceled?.(tx, updated)
+  const json = await presentJson(tx, sub.id, { keepLineItems: true })
+  await tx.events.recordJson(transition.event, sub.id, json)
   return json
 }
 
 /** Records a line item's event and answers the item as JSON text: the event and the answer are one stringify. */
-export function recordLineItemEvent(app: App, type: string, item: LineItem): string {
+export async function recordLineItemEvent(tx: Tx, type: string, item: LineItem): Promise<string> {
   const json = JSON.stringify(renderLineItem(item))
-  app.store.events.recordJson(type, item.subscription_id, json)
+  await tx.events.recordJson(type, item.subscription_id, json)
   return json
 }
 
 /** Nested `line_items_attributes` of an update (C7): ids must belong to this subscription (else 404). */
-export function applyLineItemChanges(app: App, subscriptionId: number, changes: readonly LineItemChange[]): boolean {
-  const s = app.store.subscriptions
+export async function applyLineItemChanges(tx: Tx, subscriptionId: number, changes: readonly LineItemChange[]): Promise<boolean> {
+  const s = tx.subscriptions
   let touched = false
   for (const change of changes) {
     if (change.op === 'add') {
-      recordLineItemEvent(app, 'line_item.created', s.addLineItem(subscriptionId, change.subscribable_id, change.quantity))
+      await recordLineItemEvent(tx, 'line_item.created', await s.addLineItem(subscriptionId, change.subscribable_id, change.quantity))
       touched = true
       continue
     }
-    const item = s.lineItemById(change.id)
+    const item = await s.lineItemById(change.id)
     if (!item || item.subscription_id !== subscriptionId) throw notFound()
     if (change.op === 'destroy') {
-      s.deleteLineItem(item.id)
-      recordLineItemEvent(app, 'line_item.deleted', item)
+      await s.deleteLineItem(item.id)
+      await recordLineItemEvent(tx, 'line_item.deleted', item)
       touched = true
     } else if (change.quantity !== undefined || change.subscribable_id !== undefined) {
       const quantity = change.quantity ?? item.quantity
       const subscribable = change.subscribable_id ?? item.subscribable_id
       if (quantity !== item.quantity || subscribable !== item.subscribable_id) {
-        recordLineItemEvent(app, 'line_item.updated', s.updateLineItem(item, subscribable, quantity))
+        await recordLineItemEvent(tx, 'line_item.updated', await s.updateLineItem(item, subscribable, quantity))
         touched = true
       }
     }

@@ -1,66 +1,75 @@
 import { notFound } from '../../http/http-error.ts'
 import type { Ctx } from '../../http/types.ts'
 import { FieldErrors, ValidationFailed } from '../../domain/field-errors.ts'
-import { readLineItemFields } from '../../domain/subscription-input.ts'
+import { readLineItemFields, type Lookups } from '../../domain/subscription-input.ts'
 import { renderLineItem } from '../../domain/representation.ts'
 import type { LineItem } from '../../domain/types.ts'
+import type { Tx } from '../../store/api.ts'
 import type { App } from '../shared/app.ts'
 import { authenticate } from '../shared/auth.ts'
 import { ok, okJson, type ApiHandler } from '../shared/endpoint.ts'
+import { withLookups } from '../shared/lookups.ts'
 import { parseId, rootObject } from '../shared/params.ts'
-import { lookups, recordLineItemEvent } from '../shared/subscription-actions.ts'
-import { notAuthorized } from './errors.ts'
-import { ownSubscription } from './subscriptions.ts'
+import { lockOwned, recordLineItemEvent } from '../shared/subscription-actions.ts'
+import { notAuthorized } from '../shared/errors.ts'
 
-/** A line item is owned through its subscription (C2). */
-function ownLineItem(app: App, ctx: Ctx): LineItem {
-  const userId = authenticate(app, ctx)
-  const item = app.store.subscriptions.findLineItem(parseId(ctx.params['id']))
+/** A line item is owned through its subscription (C2): 404, then 401. */
+function owned(item: (LineItem & { owner_id: number }) | undefined, userId: number): LineItem {
   if (!item) throw notFound()
   if (item.owner_id !== userId) throw notAuthorized()
   const { owner_id: _owner, ...lineItem } = item
   return lineItem
 }
 
-function readFields(app: App, attrs: Record<string, unknown>, required: boolean): { quantity?: number; subscribable_id?: number } {
+function readFields(lookups: Lookups, attrs: Record<string, unknown>, required: boolean): { quantity?: number; subscribable_id?: number } {
   const errors = new FieldErrors()
-  const fields = readLineItemFields(attrs, '', lookups(app), errors, { quantity: required, subscribable: required })
+  const fields = readLineItemFields(attrs, '', lookups, errors, { quantity: required, subscribable: required })
   if (!errors.empty) throw new ValidationFailed(errors)
   return fields
 }
 
-export const addLineItem = (app: App): ApiHandler => (ctx, call) => {
-  const sub = ownSubscription(app, ctx)
-  const attrs = rootObject(ctx, 'subscription_line_item')
-  return call.commit(() => {
-    const fields = readFields(app, attrs, true)
-    const item = app.store.subscriptions.addLineItem(sub.id, fields.subscribable_id as number, fields.quantity as number)
-    app.store.subscriptions.touch(sub.id)
-    return okJson(recordLineItemEvent(app, 'line_item.created', item))
+const validFields = (tx: Tx, attrs: Record<string, unknown>, required: boolean): Promise<{ quantity?: number; subscribable_id?: number }> =>
+  withLookups(tx, (lookups) => readFields(lookups, attrs, required))
+
+export const addLineItem = (app: App): ApiHandler => async (ctx, call) => {
+  const userId = await authenticate(app, ctx)
+  const id = parseId(ctx.params['id'])
+  return call.commit(async (tx) => {
+    const sub = await lockOwned(tx, id, userId)
+    const fields = await validFields(tx, rootObject(ctx, 'subscription_line_item'), true)
+    const item = await tx.subscriptions.addLineItem(sub.id, fields.subscribable_id as number, fields.quantity as number)
+    await tx.subscriptions.touch(sub.id)
+    return okJson(await recordLineItemEvent(tx, 'line_item.created', item))
   })
 }
 
-export const showLineItem = (app: App): ApiHandler => (ctx) => ok(renderLineItem(ownLineItem(app, ctx)))
+export const showLineItem = (app: App): ApiHandler => async (ctx) => {
+  const userId = await authenticate(app, ctx)
+  return ok(renderLineItem(owned(await app.store.subscriptions.findLineItem(parseId(ctx.params['id'])), userId)))
+}
 
-export const updateLineItem = (app: App): ApiHandler => (ctx, call) => {
-  const item = ownLineItem(app, ctx)
-  const attrs = rootObject(ctx, 'subscription_line_item')
-  return call.commit(() => {
-    const fields = readFields(app, attrs, false)
+export const updateLineItem = (app: App): ApiHandler => async (ctx, call) => {
+  const userId = await authenticate(app, ctx)
+  const id = parseId(ctx.params['id'])
+  return call.commit(async (tx) => {
+    const item = owned(await tx.subscriptions.lockLineItem(id), userId)
+    const fields = await validFields(tx, rootObject(ctx, 'subscription_line_item'), false)
     const quantity = fields.quantity ?? item.quantity
     const subscribable = fields.subscribable_id ?? item.subscribable_id
     if (quantity === item.quantity && subscribable === item.subscribable_id) return ok(renderLineItem(item))
-    const updated = app.store.subscriptions.updateLineItem(item, subscribable, quantity)
-    app.store.subscriptions.touch(item.subscription_id)
-    return okJson(recordLineItemEvent(app, 'line_item.updated', updated))
+    const updated = await tx.subscriptions.updateLineItem(item, subscribable, quantity)
+    await tx.subscriptions.touch(item.subscription_id)
+    return okJson(await recordLineItemEvent(tx, 'line_item.updated', updated))
   })
 }
 
-export const deleteLineItem = (app: App): ApiHandler => (ctx, call) => {
-  const item = ownLineItem(app, ctx)
-  return call.commit(() => {
-    app.store.subscriptions.deleteLineItem(item.id)
-    app.store.subscriptions.touch(item.subscription_id)
-    return okJson(recordLineItemEvent(app, 'line_item.deleted', item))
+export const deleteLineItem = (app: App): ApiHandler => async (ctx, call) => {
+  const userId = await authenticate(app, ctx)
+  const id = parseId(ctx.params['id'])
+  return call.commit(async (tx) => {
+    const item = owned(await tx.subscriptions.lockLineItem(id), userId)
+    await tx.subscriptions.deleteLineItem(item.id)
+    await tx.subscriptions.touch(item.subscription_id)
+    return okJson(await recordLineItemEvent(tx, 'line_item.deleted', item))
   })
 }

@@ -1,5 +1,5 @@
 import type { Ctx } from '../../http/types.ts'
-import { notAuthorized } from './errors.ts'
+import { notAuthorized } from '../shared/errors.ts'
 import { notFound } from '../../http/http-error.ts'
 import { validateCreate, validateUpdate } from '../../domain/subscription-input.ts'
 import { activate, cancel, pause, resume, skip, type Transition } from '../../domain/lifecycle.ts'
@@ -7,80 +7,87 @@ import { STATES, type State, type Subscription } from '../../domain/types.ts'
 import type { App } from '../shared/app.ts'
 import { authenticate } from '../shared/auth.ts'
 import { ok, okJson, type ApiHandler } from '../shared/endpoint.ts'
+import { withLookups } from '../shared/lookups.ts'
 import { optionalRoot, pageBody, pageJson, parseId, readPage, rootObject } from '../shared/params.ts'
-import { applyLineItemChanges, applyTransition, lookups, presentJson } from '../shared/subscription-actions.ts'
+import { applyLineItemChanges, applyTransition, lockOwned, presentJson } from '../shared/subscription-actions.ts'
 
-/** authenticate → find (404) → own (401), the order of C2. */
-export function ownSubscription(app: App, ctx: Ctx): Subscription {
-  const userId = authenticate(app, ctx)
-  const sub = app.store.subscriptions.find(parseId(ctx.params['id']))
+/** authenticate → find (404) → own (401), the order of C2, for the reads of a subscription's records. */
+export async function ownSubscription(app: App, ctx: Ctx): Promise<Subscription> {
+  const userId = await authenticate(app, ctx)
+  const sub = await app.store.subscriptions.find(parseId(ctx.params['id']))
   if (!sub) throw notFound()
   if (sub.user_id !== userId) throw notAuthorized()
   return sub
 }
 
-export const createSubscription = (app: App): ApiHandler => (ctx, call) => {
-  const userId = authenticate(app, ctx)
+export const createSubscription = (app: App): ApiHandler => async (ctx, call) => {
+  const userId = await authenticate(app, ctx)
   const attrs = rootObject(ctx, 'subscription')
   const today = app.clock.today()
-  return call.commit(() => {
-    const input = validateCreate(attrs, { today, userId, lookups: lookups(app) }, app.config.currency)
-    const id = app.store.subscriptions.create(userId, input, today)
-    for (const li of input.line_items) app.store.subscriptions.addLineItem(id, li.subscribable_id, li.quantity)
-    const json = presentJson(app, id)
-    app.store.events.recordJson('subscription.created', id, json)
+  return call.commit(async (tx) => {
+    const input = await withLookups(tx, (lookups) => validateCreate(attrs, { today, userId, lookups }, app.config.currency))
+    const id = await tx.subscriptions.create(userId, input, today)
+    for (const li of input.line_items) await tx.subscriptions.addLineItem(id, li.subscribable_id, li.quantity)
+    const json = await presentJson(tx, id)
+    await tx.events.recordJson('subscription.created', id, json)
     return okJson(json)
   })
 }
 
-export const listSubscriptions = (app: App): ApiHandler => (ctx) => {
-  const userId = authenticate(app, ctx)
+export const listSubscriptions = (app: App): ApiHandler => async (ctx) => {
+  const userId = await authenticate(app, ctx)
   const page = readPage(ctx.query)
   const stateParam = ctx.query.get('state')
   const state = stateParam !== null && stateParam !== '' ? (stateParam as State) : undefined
   if (state !== undefined && !(STATES as readonly string[]).includes(state)) return ok(pageBody('subscriptions', [], page, 0))
   // Each subscription is its GET body (C3), from the body cache where it is.
-  const ids = app.store.subscriptions.idsOfUser(userId, state, page.offset, page.perPage)
-  const total = app.store.subscriptions.countOfUser(userId, state)
-  return okJson(pageJson('subscriptions', app.store.subscriptions.findJsonMany(ids), page, total))
+  const ids = await app.store.subscriptions.idsOfUser(userId, state, page.offset, page.perPage)
+  const total = await app.store.subscriptions.countOfUser(userId, state)
+  return okJson(pageJson('subscriptions', await app.store.subscriptions.findJsonMany(ids), page, total))
 }
 
-export const showSubscription = (app: App): ApiHandler => (ctx) => {
-  const userId = authenticate(app, ctx)
-  const found = app.store.subscriptions.findJson(parseId(ctx.params['id']))
+export const showSubscription = (app: App): ApiHandler => async (ctx) => {
+  const userId = await authenticate(app, ctx)
+  const found = await app.store.subscriptions.findJson(parseId(ctx.params['id']))
   if (!found) throw notFound()
   if (found.user_id !== userId) throw notAuthorized()
   return { status: 200, body: undefined, raw: found.body }
 }
 
-export const updateSubscription = (app: App): ApiHandler => (ctx, call) => {
-  const sub = ownSubscription(app, ctx)
-  const attrs = rootObject(ctx, 'subscription')
+export const updateSubscription = (app: App): ApiHandler => async (ctx, call) => {
+  const userId = await authenticate(app, ctx)
+  const id = parseId(ctx.params['id'])
   const today = app.clock.today()
-  return call.commit(() => {
-    const lastDue = app.store.subscriptions.lastDueDate(sub.id)
-    const update = validateUpdate(sub, attrs, { today, userId: sub.user_id, lookups: lookups(app) }, lastDue)
-    const itemsChanged = applyLineItemChanges(app, sub.id, update.lineItems)
+  return call.commit(async (tx) => {
+    const sub = await lockOwned(tx, id, userId)
+    const attrs = rootObject(ctx, 'subscription')
+    const lastDue = await tx.subscriptions.lastDueDate(sub.id)
+    const update = await withLookups(tx, (lookups) => validateUpdate(sub, attrs, { today, userId: sub.user_id, lookups }, lastDue))
+    const itemsChanged = await applyLineItemChanges(tx, sub.id, update.lineItems)
     const changed = update.changes.size > 0
     // A change to its line items is a change to the subscription: its updated_at moves too.
-    if (itemsChanged && !changed) app.store.subscriptions.touch(sub.id)
-    if (changed) app.store.subscriptions.update(sub, update.patch)
-    const json = presentJson(app, sub.id, { keepLineItems: true })
-    const events = app.store.events
-    if (update.changes.has('frequency')) events.recordJson('subscription.frequency_changed', sub.id, json)
-    if (update.changes.has('payment')) events.recordJson('subscription.payment_method_changed', sub.id, json)
-    if (update.changes.has('shipping')) events.recordJson('subscription.shipping_address_changed', sub.id, json)
-    if (update.changes.has('billing')) events.recordJson('subscription.billing_address_changed', sub.id, json)
-    if (update.changes.has('other')) events.recordJson('subscription.updated', sub.id, json)
+    if (itemsChanged && !changed) await tx.subscriptions.touch(sub.id)
+    if (changed) await tx.subscriptions.update(sub, update.patch)
+    const json = await presentJson(tx, sub.id, { keepLineItems: true })
+    const events = tx.events
+    if (update.changes.has('frequency')) await events.recordJson('subscription.frequency_changed', sub.id, json)
+    if (update.changes.has('payment')) await events.recordJson('subscription.payment_method_changed', sub.id, json)
+    if (update.changes.has('shipping')) await events.recordJson('subscription.shipping_address_changed', sub.id, json)
+    if (update.changes.has('billing')) await events.recordJson('subscription.billing_address_changed', sub.id, json)
+    if (update.changes.has('other')) await events.recordJson('subscription.updated', sub.id, json)
     return okJson(json)
   })
 }
 
-/** The lifecycle routes: find and own, then one transition in one unit. */
+/** The lifecycle routes: find and own inside the unit, then one transition. */
 function transitionRoute(app: App, decide: (sub: Subscription, ctx: Ctx) => Transition | null): ApiHandler {
-  return (ctx, call) => {
-    const sub = ownSubscription(app, ctx)
-    return call.commit(() => okJson(applyTransition(app, sub, decide(sub, ctx))))
+  return async (ctx, call) => {
+    const userId = await authenticate(app, ctx)
+    const id = parseId(ctx.params['id'])
+    return call.commit(async (tx) => {
+      const sub = await lockOwned(tx, id, userId)
+      return okJson(await applyTransition(tx, sub, decide(sub, ctx)))
+    })
   }
 }
 
@@ -97,9 +104,9 @@ export const resumeSubscription = (app: App): ApiHandler =>
 export const activateSubscription = (app: App): ApiHandler =>
   transitionRoute(app, (sub) => activate(sub, app.clock.today()))
 
-export const listEvents = (app: App): ApiHandler => (ctx) => {
-  const sub = ownSubscription(app, ctx)
+export const listEvents = (app: App): ApiHandler => async (ctx) => {
+  const sub = await ownSubscription(app, ctx)
   const page = readPage(ctx.query)
-  const events = app.store.events.ofSubscription(sub.id, page.offset, page.perPage)
-  return ok(pageBody('events', events, page, app.store.events.countOfSubscription(sub.id)))
+  const events = await app.store.events.ofSubscription(sub.id, page.offset, page.perPage)
+  return ok(pageBody('events', events, page, await app.store.events.countOfSubscription(sub.id)))
 }

@@ -1,11 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite'
-import type { PaymentMethod, PaymentSource, Subscribable } from '../domain/types.ts'
+import type { PaymentMethod, PaymentSource, Subscribable } from '../../domain/types.ts'
 import { nowIso, plain, prepareValues, type Row } from './rows.ts'
+import type { PaymentSourceFields } from '../api.ts'
+export type { PaymentSourceFields }
 
 const toMethod = (r: Row): PaymentMethod => ({ ...plain<PaymentMethod>(r), active: r['active'] === 1 })
 const toSubscribable = (r: Row): Subscribable => ({ ...plain<Subscribable>(r), subscribable: r['subscribable'] === 1 })
-
-export type PaymentSourceFields = Omit<PaymentSource, 'id' | 'created_at' | 'updated_at'>
 
 /** Payment methods, payment sources and the catalog of subscribable items. */
 export function catalogStore(db: DatabaseSync) {

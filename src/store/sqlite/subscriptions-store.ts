@@ -1,16 +1,10 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
-import type { LineItem, State, Subscription, SubscriptionPatch } from '../domain/types.ts'
-import type { NewSubscription } from '../domain/subscription-input.ts'
+import type { LineItem, State, Subscription, SubscriptionPatch } from '../../domain/types.ts'
+import type { NewSubscription } from '../../domain/subscription-input.ts'
 import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, prepareValues, subscriptionOf, type Values } from './rows.ts'
 import type { BodyCache, SubscriptionJson } from './body-cache.ts'
-
-export interface AdminSubscriptionFilter {
-  readonly after: number
-  readonly limit: number
-  readonly state?: string | undefined
-  readonly userId?: number | undefined
-  readonly actionableBefore?: string | undefined
-}
+import type { AdminSubscriptionFilter } from '../api.ts'
+export type { AdminSubscriptionFilter }
 
 const COLUMN_OF: Record<keyof SubscriptionPatch, string> = {
   state: 'state', paused: 'paused', interval_length: 'interval_length', interval_units: 'interval_units',
@@ -149,6 +143,11 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     renderJson(id: number, keepLineItems = false): SubscriptionJson | undefined {
       return render(id, keepLineItems)
     },
+    /** The row a change is decided from: SQLite's one writer holds it until the unit ends. */
+    lock(id: number): Subscription | undefined {
+      const row = byId.get(id) as unknown as Values | undefined
+      return row ? subscriptionOf(row) : undefined
+    },
     find(id: number): Subscription | undefined {
       const row = byId.get(id) as unknown as Values | undefined
       return row ? subscriptionOf(row) : undefined
@@ -226,6 +225,11 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       return out
     },
     findLineItem(id: number): (LineItem & { owner_id: number }) | undefined {
+      const row = lineItemOwner.get(id) as unknown as Values | undefined
+      return row ? { ...lineItemOf(row), owner_id: row[6] as number } : undefined
+    },
+    /** A line item with its owner; SQLite's one writer holds it until the unit ends. */
+    lockLineItem(id: number): (LineItem & { owner_id: number }) | undefined {
       const row = lineItemOwner.get(id) as unknown as Values | undefined
       return row ? { ...lineItemOf(row), owner_id: row[6] as number } : undefined
     },

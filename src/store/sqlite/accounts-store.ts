@@ -1,15 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite'
-import type { User } from '../domain/types.ts'
+import type { User } from '../../domain/types.ts'
 import { nowIso, plain, type Row } from './rows.ts'
-
-export interface ApiKeyRecord {
-  readonly id: number
-  readonly user_id: number
-  readonly prefix: string
-  readonly revoked_at: string | null
-  readonly created_at: string
-  readonly updated_at: string
-}
+import type { ApiKeyRecord } from '../api.ts'
+export type { ApiKeyRecord }
 
 export function accountsStore(db: DatabaseSync) {
   const insertUser = db.prepare('INSERT INTO users (email, external_id, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING *')

@@ -1,11 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { prepareValues } from './rows.ts'
-
-export interface StoredResponse {
-  readonly fingerprint: string
-  readonly status: number
-  readonly body: string
-}
+import type { StoredResponse } from '../api.ts'
+export type { StoredResponse }
 
 const KEEP_MS = 86_400_000
 const PRUNE_EVERY_MS = 60_000

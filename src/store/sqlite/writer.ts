@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { WalSync } from './wal-sync.ts'
 import { WriteLockTimeout, isLockBusy, isStorageFailure } from './write-failure.ts'
@@ -7,9 +8,9 @@ interface Waiter {
   reject(err: unknown): void
 }
 
-/** A unit asked for and not run yet: the write lock is held by another connection. */
+/** A unit asked for: queued until it runs, then the one running. */
 interface Queued {
-  readonly fn: () => unknown
+  readonly fn: () => Promise<unknown>
   readonly resolve: (value: unknown) => void
   readonly reject: (err: unknown) => void
   /** performance.now() when it was asked for. */
@@ -49,6 +50,15 @@ export const LOCK_TIMEOUT_MS = 5_000
 const LOCK_RETRY_MS = 1
 const LOCK_RETRY_JITTER_MS = 1
 
+/**
+ * A unit awaited something other than the store (a timer, the network, a file) and was still
+ * running when its batch was due to commit. It would hold every other writer back; it is rolled
+ * back and refused instead, as the store's rules say (docs/decisions.md, "The store interface").
+ */
+export class UnitEscaped extends TypeError {
+  override readonly name = 'UnitEscaped'
+}
+
 /** SQLite rolled the shared transaction back by itself (an I/O error, a full disk): its units are lost. */
 export class TransactionLost extends Error {
   override readonly name = 'TransactionLost'
@@ -66,25 +76,36 @@ export class TransactionLost extends Error {
  * write after it: what the disk holds is no longer known, and only a restart, which reads the
  * WAL back from the disk, can tell.
  *
+ * Units are asynchronous functions (the store's interface is: a server database answers over a
+ * socket), run one at a time in the order they were asked for: the next starts only when the
+ * one before has settled, so no unit's statements ever fall between another's. On SQLite every
+ * store call of a unit answers at once, so a unit runs to its end within the microtasks of the
+ * turn that started it, long before its batch's setImmediate commit. A unit still running then
+ * has awaited something else: it is rolled back and refused (UnitEscaped).
+ *
  * The connection never waits for a lock inside SQLite (busy_timeout 0: SQLite's busy handler
  * sleeps on the calling thread, which here is the event loop). When another connection holds
  * the write lock (`replenish process` beside `serve`), BEGIN answers SQLITE_BUSY at once: the
- * unit is queued, with every unit asked for after it, and BEGIN is tried again on a timer every
- * millisecond or two; the queue then runs in order, each unit whole, as if it had just been asked
- * for. A unit that has waited `lockTimeoutMs` fails with WriteLockTimeout (a 500 for a request).
- * A unit runs at once, inside `write`, whenever nothing is queued and the lock is free.
+ * unit stays queued, with every unit asked for after it, and BEGIN is tried again on a timer every
+ * millisecond or two; the queue then runs in order. A unit that has waited `lockTimeoutMs` fails
+ * with WriteLockTimeout (a 500 for a request).
  */
 export class Writer {
   private open = false
-  private running = false
+  /** The unit running now (between its SAVEPOINT and its RELEASE), if one is. */
+  private current: Queued | undefined = undefined
   private waiters: Waiter[] = []
-  /** Units waiting for the write lock, oldest first. */
+  /** Units not started yet, oldest first. */
   private queue: Queued[] = []
+  /** Readers waiting for the running unit to settle (the read barrier). */
+  private idleWaiters: (() => void)[] = []
   private retry: NodeJS.Timeout | undefined
   private broken: Error | undefined
   private outcome: WriteOutcome = { at: performance.now(), error: undefined }
   /** The open batch waits for the running WAL sync to return before it commits. */
   private commitAfterSync = false
+  /** Which unit the code running now belongs to: a write asked for from inside a unit is refused. */
+  private readonly context = new AsyncLocalStorage<Queued>()
   private readonly db: DatabaseSync
   private readonly options: WriterOptions
   private readonly lockTimeoutMs: number
@@ -107,19 +128,39 @@ export class Writer {
   }
 
   /**
-   * Runs `fn` (synchronous: writes after an `await` would escape the unit) as one unit of the
-   * open batch: at once when the write lock is free and no unit waits before it, else when its
-   * turn comes. Calling it from inside another unit is a bug: the inner unit could not be
-   * rolled back on its own, so it throws at once.
+   * Runs `fn` as one unit of the open batch: at once when no unit runs or waits before it and the
+   * write lock is free, else when its turn comes. Asked for from inside another unit it is
+   * refused at once: the inner unit could not be rolled back on its own, and it would wait for
+   * the unit that waits for it.
    */
-  write<T>(fn: () => T): Promise<T> {
-    if (this.running) throw new Error('store.write called inside a unit of writes; do the inner writes in the outer unit')
+  write<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.current !== undefined && this.context.getStore() !== undefined) {
+      return Promise.reject(new Error('store.write called inside a unit of writes; do the inner writes in the outer unit'))
+    }
     if (this.broken) return Promise.reject(this.broken)
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject, since: performance.now() })
-      // A unit queued before this one is waiting for the lock: this one waits behind it.
-      if (this.queue.length === 1) this.drain()
+      if (this.current === undefined && this.queue.length === 1 && this.retry === undefined) this.next()
     })
+  }
+
+  /** A unit is running now: reads outside units wait for it (`settled`), so none sees it half done. */
+  get busy(): boolean {
+    return this.current !== undefined
+  }
+
+  /** Resolves once no unit is running (the read barrier). */
+  settled(): Promise<void> {
+    if (this.current === undefined) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  /**
+   * True when the code running now is the running unit's own (its `tx` may be used): not merely
+   * while some unit runs, or a call kept from an ended unit would land in another's savepoint.
+   */
+  get inUnit(): boolean {
+    return this.current !== undefined && this.context.getStore() === this.current
   }
 
   /** The failed WAL sync that stopped all writes, if one did. */
@@ -134,22 +175,22 @@ export class Writer {
 
   /** Since when (performance.now()) the oldest queued unit has waited for the write lock, if one does. */
   get waitingSince(): number | undefined {
-    return this.queue[0]?.since
+    return this.retry === undefined ? undefined : this.queue[0]?.since
   }
 
-  /** Nothing is queued and no batch is open: a heartbeat would not be in anyone's way. */
+  /** Nothing is queued, running or open: a heartbeat would not be in anyone's way. */
   get idle(): boolean {
-    return this.queue.length === 0 && !this.open
+    return this.queue.length === 0 && this.current === undefined && !this.open
   }
 
   /**
    * Commits what is open now (the scheduled flush, a full batch, or a shutdown). With `now`, the
    * WAL is synced on this thread before returning: for a shutdown or a backup, when nothing else
-   * is waiting for the event loop.
+   * is waiting for the event loop. A unit still running here has escaped (see the class comment).
    */
   readonly flush = (now = false): void => {
     if (!this.open) return
-    if (this.running) throw new Error('cannot commit while a unit of writes is running')
+    if (this.current !== undefined) this.escape(this.current)
     // While a WAL sync runs the batch stays open and gathers more units, and commits when that
     // sync returns: its units could not be answered sooner anyway (syncs run one at a time), and
     // one COMMIT and one sync then serve them all.
@@ -161,6 +202,7 @@ export class Writer {
     if (this.broken) {
       this.abandon()
       this.fail(this.broken)
+      this.abandonQueued(this.broken)
       return
     }
     this.open = false
@@ -173,6 +215,7 @@ export class Writer {
       this.abandon()
       this.noteOutcome(err)
       for (const w of waiters) w.reject(err)
+      this.resume()
       return
     }
     this.options.afterCommit?.()
@@ -182,6 +225,7 @@ export class Writer {
       // A batch whose units all failed wrote nothing: its COMMIT says nothing of the disk.
       if (waiters.length > 0) this.noteOutcome(undefined)
       for (const w of waiters) w.resolve()
+      this.resume()
       return
     }
     sync.afterCommit((err) => {
@@ -193,9 +237,20 @@ export class Writer {
       }
       if (this.commitAfterSync) this.flush()
     })
+    this.resume()
   }
 
-  /** Fails the units still waiting for the lock (the store is closing). */
+  /**
+   * `flush(true)` once no unit is running: for a shutdown or a backup asked for while a unit is
+   * between two of its awaits (it ends within this turn, or its batch's flush refuses it). Flushing
+   * at once would refuse that unit as escaped. With no unit running it flushes before returning.
+   */
+  async commitNow(): Promise<void> {
+    while (this.current !== undefined) await this.settled()
+    this.flush(true)
+  }
+
+  /** Fails the units still waiting to run (the store is closing). */
   abandonQueued(err: Error): void {
     clearTimeout(this.retry)
     this.retry = undefined
@@ -204,9 +259,9 @@ export class Writer {
     for (const unit of queued) unit.reject(err)
   }
 
-  /** Runs the queued units, oldest first, for as long as the write lock can be had. */
-  private drain(): void {
-    while (this.queue.length > 0) {
+  /** Starts the oldest queued unit, if the write lock can be had; units that cannot start fail here. */
+  private next(): void {
+    while (this.current === undefined && this.queue.length > 0) {
       if (this.broken) {
         this.abandonQueued(this.broken)
         return
@@ -222,8 +277,13 @@ export class Writer {
         this.queue.shift()?.reject(err)
         continue
       }
-      this.run(this.queue.shift() as Queued)
+      this.start(this.queue.shift() as Queued)
     }
+  }
+
+  /** After a commit outside the run of units (a full batch, a flush): carry on with the queue. */
+  private resume(): void {
+    if (this.current === undefined && this.retry === undefined && this.queue.length > 0) this.next()
   }
 
   /** The lock is held elsewhere: fail the units that waited too long, try again soon for the rest. */
@@ -239,28 +299,62 @@ export class Writer {
     // Kept referenced: a command waiting for its write must not exit before it.
     this.retry = setTimeout(() => {
       this.retry = undefined
-      this.drain()
+      this.next()
     }, LOCK_RETRY_MS + Math.random() * LOCK_RETRY_JITTER_MS)
   }
 
-  /** One unit in its savepoint (the batch's transaction is open); it joins the batch's commit. */
-  private run(unit: Queued): void {
-    let out: unknown
-    this.running = true
+  /** One unit in its savepoint (the batch's transaction is open); it settles in `finish`. */
+  private start(unit: Queued): void {
+    this.current = unit
+    let result: Promise<unknown>
     try {
-      out = unit.fn()
-      if (isThenable(out)) throw new TypeError('a unit of writes must be synchronous: it returned a promise')
-      this.release.run()
+      result = this.context.run(unit, unit.fn)
     } catch (err) {
+      this.finish(unit, err, undefined, true)
+      return
+    }
+    result.then(
+      (value) => this.finish(unit, undefined, value, false),
+      (err: unknown) => this.finish(unit, err, undefined, true),
+    )
+  }
+
+  private finish(unit: Queued, err: unknown, value: unknown, failed: boolean): void {
+    if (this.current !== unit) return // it escaped: already rolled back and refused
+    this.current = undefined
+    if (!failed) {
+      try {
+        this.release.run()
+      } catch (releaseErr) {
+        failed = true
+        err = releaseErr
+      }
+    }
+    if (failed) {
       this.undo()
       if (isStorageFailure(err)) this.noteOutcome(err)
       unit.reject(err)
-      return
-    } finally {
-      this.running = false
+    } else {
+      this.waiters.push({ resolve: () => unit.resolve(value), reject: unit.reject })
     }
-    this.waiters.push({ resolve: () => unit.resolve(out), reject: unit.reject })
+    this.wakeReaders()
     if (this.waiters.length >= this.options.maxBatch) this.flush()
+    else this.next()
+  }
+
+  /** A unit still running at its batch's commit: rolled back and refused now; its end is ignored. */
+  private escape(unit: Queued): void {
+    this.current = undefined
+    this.undo()
+    unit.reject(new UnitEscaped('a unit of writes may only await the store: it awaited something else (a timer, the network, a file) and was rolled back'))
+    this.wakeReaders()
+  }
+
+  private wakeReaders(): void {
+    if (this.idleWaiters.length === 0) return
+    const waiting = this.idleWaiters
+    this.idleWaiters = []
+    for (const wake of waiting) wake()
   }
 
   private noteOutcome(err: unknown): void {
@@ -316,6 +410,3 @@ export class Writer {
   }
 }
 
-function isThenable(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
-}

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite'
-import type { EventRecord } from '../domain/types.ts'
+import type { EventRecord } from '../../domain/types.ts'
 import { columns, nowIso, prepareValues, type Values } from './rows.ts'
 
 /** The columns every events read selects (as arrays, rows.ts), in toEvent's order. */

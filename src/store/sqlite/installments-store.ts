@@ -1,37 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite'
-import type { Address, State, Subscription } from '../domain/types.ts'
-import type { DueFields } from '../domain/processing.ts'
-import { INSTALLMENT_STATES, type Attempt, type Installment, type InstallmentState, type SnapshotLine } from '../domain/installment.ts'
+import type { Address, State, Subscription } from '../../domain/types.ts'
+import type { DueFields } from '../../domain/processing.ts'
+import { INSTALLMENT_STATES, type Attempt, type Installment, type InstallmentState, type SnapshotLine } from '../../domain/installment.ts'
 import { SUBSCRIPTION_COLUMNS, columns, prepareValues, subscriptionOf, type Row, type Values } from './rows.ts'
 import { latestEventOf } from './events-store.ts'
-
-export interface InstallmentChange {
-  readonly state: InstallmentState
-  readonly retry_at: string | null
-  readonly first_failed_at: string | null
-  readonly replayable_attempt_id: number | null
-}
-
-export interface AdminInstallmentFilter {
-  readonly after: number
-  readonly limit: number
-  readonly state?: string | undefined
-  readonly subscriptionId?: number | undefined
-}
-
-/**
- * What the processor needs of a subscription to decide (C9), whether it has line items, and
- * `due_floor`: where the row sits in the processor's index (migration 4), never after its date.
- */
-export type DueRow = DueFields & { readonly id: number; readonly has_items: boolean; readonly due_floor: string | null }
-
-/** One installment to make, and the subscription's state and next date once it is made. */
-export interface BatchPlan {
-  readonly subscription_id: number
-  readonly due_date: string
-  readonly actionable_date: string | null
-  readonly state: State
-}
+import type { InstallmentChange, AdminInstallmentFilter, DueRow, BatchPlan } from '../api.ts'
+export type { InstallmentChange, AdminInstallmentFilter, DueRow, BatchPlan }
 
 function toInstallment(r: Row): Installment {
   return {
@@ -268,16 +242,6 @@ export function installmentsStore(db: DatabaseSync) {
     /** Sets `processing_state`; true when it changed. */
     setProcessingState(subscriptionId: number, state: string, at: string): boolean {
       return Number(setProcessingState.run(state, at, subscriptionId, state).changes) > 0
-    },
-    /**
-     * Sets how many WAL pages trigger an automatic checkpoint on this connection; answers the
-     * previous value so it can be restored. A long run of batches checkpoints less often: each
-     * page is copied into the database once per checkpoint, not once per commit.
-     */
-    checkpointEvery(pages: number): number {
-      const before = (db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint
-      db.exec(`PRAGMA wal_autocheckpoint = ${Math.max(0, Math.trunc(pages))}`)
-      return before
     },
     countByState(): Record<InstallmentState, number> {
       const out = Object.fromEntries(INSTALLMENT_STATES.map((s) => [s, 0])) as Record<InstallmentState, number>

@@ -1,9 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite'
-
-export interface LeaseHolder {
-  readonly holder: string
-  readonly expires_at: number
-}
+import type { LeaseHolder } from '../api.ts'
+export type { LeaseHolder }
 
 /**
  * Named leases in the database (one row per name) and the log of processor runs. A lease is

@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
-import type { Address, LineItem, Subscription } from '../domain/types.ts'
+import type { Address, LineItem, Subscription } from '../../domain/types.ts'
 
 /** node:sqlite rows are null-prototype objects of SQL values; these turn them into domain types. */
 export type Row = Record<string, string | number | bigint | null | Uint8Array>

@@ -1,11 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { SUBSCRIPTION_COLUMNS, prepareValues } from './rows.ts'
-
-/** A subscription's C3 body as SQLite rendered it, with its owner for the C2 check. */
-export interface SubscriptionJson {
-  readonly user_id: number
-  readonly body: string
-}
+import type { SubscriptionJson } from '../api.ts'
+export type { SubscriptionJson }
 
 /**
  * Rendered GET bodies of subscriptions, by id, so an authorized read of an unchanged subscription

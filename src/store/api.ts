@@ -1,0 +1,299 @@
+/**
+ * The store as the rest of the service sees it, whichever database is behind it (decisions.md,
+ * "The store interface"). Everything returns a promise, because a server database answers over
+ * a socket; the embedded SQLite backend answers at once and keeps its speed by running each
+ * unit of writes without waiting on anything.
+ *
+ * Rules a backend meets (and callers rely on):
+ * - Reads on the Store see only committed work, or work of units that have finished (SQLite's
+ *   group commit shows a finished unit before its batch's COMMIT; never a unit in progress).
+ * - Every change happens inside `write(unit)`, through the unit's `tx`: its reads see the unit's
+ *   own writes, and what it decides from them holds until it commits (SQLite: the one writer;
+ *   PostgreSQL: row locks taken by `lock*` reads). The unit commits or rolls back as one.
+ * - A unit awaits only its `tx`: no timer, no network, no file. SQLite refuses a unit that
+ *   awaits anything else (it would hold every other writer back) and rolls it back.
+ * - A unit may be run again by a backend that retries on a conflict (PostgreSQL), so it has no
+ *   effect outside `tx` until `write` resolves.
+ * - Repositories answer domain values (src/domain/types.ts) or JSON text that is already the
+ *   C3 representation; rendering rules live in src/domain/representation.ts, once.
+ */
+import type { EventRecord, LineItem, PaymentMethod, PaymentSource, State, Subscribable, Subscription, SubscriptionPatch, User } from '../domain/types.ts'
+import type { Attempt, Installment, InstallmentState } from '../domain/installment.ts'
+import type { DueFields } from '../domain/processing.ts'
+import type { NewSubscription } from '../domain/subscription-input.ts'
+
+export type StoreKind = 'sqlite' | 'postgres'
+
+/** A subscription's C3 body as JSON text, with its owner for the C2 check. */
+export interface SubscriptionJson {
+  readonly user_id: number
+  readonly body: string
+}
+
+export interface ApiKeyRecord {
+  readonly id: number
+  readonly user_id: number
+  readonly prefix: string
+  readonly created_at: string
+  readonly updated_at: string
+  readonly revoked_at: string | null
+}
+
+export type PaymentSourceFields = Omit<PaymentSource, 'id' | 'created_at' | 'updated_at'>
+
+export interface StoredResponse {
+  readonly fingerprint: string
+  readonly status: number
+  readonly body: string
+}
+
+export interface LeaseHolder {
+  readonly holder: string
+  readonly expires_at: number
+}
+
+export interface AdminSubscriptionFilter {
+  readonly after: number
+  readonly limit: number
+  readonly state?: string | undefined
+  readonly userId?: number | undefined
+  readonly actionableBefore?: string | undefined
+}
+
+export interface AdminInstallmentFilter {
+  readonly after: number
+  readonly limit: number
+  readonly state?: string | undefined
+  readonly subscriptionId?: number | undefined
+}
+
+export interface InstallmentChange {
+  readonly state: InstallmentState
+  readonly retry_at: string | null
+  readonly first_failed_at: string | null
+  readonly replayable_attempt_id: number | null
+}
+
+/** What the processor needs of a due subscription, and where it sits in the due index (its floor). */
+export type DueRow = DueFields & { readonly id: number; readonly has_items: boolean; readonly due_floor: string | null }
+
+/** One installment to make, and the subscription's state and next date once it is made. */
+export interface BatchPlan {
+  readonly subscription_id: number
+  readonly due_date: string
+  readonly actionable_date: string | null
+  readonly state: State
+}
+
+// ---- Repositories: reads (on the Store and in a unit) -------------------------------------
+
+export interface AccountReads {
+  findUser(id: number): Promise<User | undefined>
+  emailTaken(email: string): Promise<boolean>
+  listUsers(after: number, limit: number): Promise<User[]>
+  apiKeyHashExists(keyHash: string): Promise<boolean>
+  findApiKey(id: number): Promise<ApiKeyRecord | undefined>
+  userIdForKeyHash(keyHash: string): Promise<number | undefined>
+  adminTokenExists(tokenHash: string): Promise<boolean>
+}
+
+export interface CatalogReads {
+  findPaymentMethod(id: number): Promise<PaymentMethod | undefined>
+  listPaymentMethods(after: number, limit: number): Promise<PaymentMethod[]>
+  findPaymentSource(id: number): Promise<PaymentSource | undefined>
+  listPaymentSources(userId: number | undefined, after: number, limit: number): Promise<PaymentSource[]>
+  /** C6: the method exists and is active; the source exists, is the user's and the method's. */
+  paymentIsValid(methodId: number, sourceId: number, userId: number): Promise<boolean>
+  findSubscribable(id: number): Promise<Subscribable | undefined>
+  subscribableIdForSku(sku: string): Promise<number | undefined>
+  listSubscribables(after: number, limit: number): Promise<Subscribable[]>
+  isSubscribable(id: number): Promise<boolean>
+}
+
+export interface SubscriptionReads {
+  /** The GET body (SQLite: from the body cache, never stale). */
+  findJson(id: number): Promise<SubscriptionJson | undefined>
+  /** GET bodies of these subscriptions, in the order of `ids` (missing ones left out). */
+  findJsonMany(ids: readonly number[]): Promise<string[]>
+  find(id: number): Promise<Subscription | undefined>
+  idsOfUser(userId: number, state: State | undefined, offset: number, limit: number): Promise<number[]>
+  countOfUser(userId: number, state: State | undefined): Promise<number>
+  adminList(f: AdminSubscriptionFilter): Promise<Subscription[]>
+  lineItems(subscriptionId: number): Promise<LineItem[]>
+  lineItemsOfMany(ids: readonly number[]): Promise<Map<number, LineItem[]>>
+  /** A line item with its subscription's owner (C2: a line item is owned through its subscription). */
+  findLineItem(id: number): Promise<(LineItem & { owner_id: number }) | undefined>
+  lineItemById(id: number): Promise<LineItem | undefined>
+}
+
+export interface EventReads {
+  /** Newest first. */
+  ofSubscription(subscriptionId: number, offset: number, limit: number): Promise<EventRecord[]>
+  countOfSubscription(subscriptionId: number): Promise<number>
+  /** The cursor feed (C10): events after `after`, oldest first. */
+  feed(after: number, limit: number, type: string | undefined): Promise<EventRecord[]>
+}
+
+export interface IdempotencyReads {
+  find(scope: string, key: string, notBefore: string): Promise<StoredResponse | undefined>
+}
+
+export interface InstallmentReads {
+  find(id: number): Promise<Installment | undefined>
+  listOfSubscription(subscriptionId: number, offset: number, limit: number): Promise<Installment[]>
+  countOfSubscription(subscriptionId: number): Promise<number>
+  adminList(f: AdminInstallmentFilter): Promise<Installment[]>
+  /** Attempts of these installments, oldest first. */
+  attemptsOf(installmentIds: readonly number[]): Promise<Map<number, Attempt[]>>
+  countByState(): Promise<Record<InstallmentState, number>>
+  countRetriesDue(nowIso: string): Promise<number>
+  /** The oldest date of a subscription that is due and has something to deliver (/metrics, /readyz). */
+  oldestDue(today: string): Promise<string | null>
+  countDue(today: string): Promise<number>
+  maxSubscriptionId(): Promise<number>
+}
+
+export interface LeaseReads {
+  /** Start of the newest processor run that finished, or null. */
+  lastCompletedRunStart(): Promise<string | null>
+}
+
+export interface Reads {
+  readonly accounts: AccountReads
+  readonly catalog: CatalogReads
+  readonly subscriptions: SubscriptionReads
+  readonly events: EventReads
+  readonly idempotency: IdempotencyReads
+  readonly installments: InstallmentReads
+  readonly leases: LeaseReads
+}
+
+// ---- Repositories inside a unit: the reads above, the locking reads, and the writes ------------
+
+export interface AccountsTx extends AccountReads {
+  createUser(email: string, externalId: string | null): Promise<User>
+  createApiKey(userId: number, keyHash: string, prefix: string): Promise<ApiKeyRecord>
+  revokeApiKey(id: number): Promise<void>
+  createAdminToken(tokenHash: string, prefix: string): Promise<number>
+}
+
+export interface CatalogTx extends CatalogReads {
+  createPaymentMethod(name: string, active: boolean): Promise<PaymentMethod>
+  updatePaymentMethod(id: number, name: string, active: boolean): Promise<PaymentMethod>
+  createPaymentSource(f: PaymentSourceFields): Promise<PaymentSource>
+  deletePaymentSource(id: number): Promise<void>
+  createSubscribable(sku: string, name: string, subscribable: boolean): Promise<Subscribable>
+  updateSubscribable(id: number, sku: string, name: string, subscribable: boolean): Promise<Subscribable>
+  deleteSubscribable(id: number): Promise<void>
+}
+
+export interface SubscriptionsTx extends SubscriptionReads {
+  /** The row a change is decided from, held until the unit ends (PostgreSQL: FOR UPDATE). */
+  lock(id: number): Promise<Subscription | undefined>
+  /** A line item with its owner, its subscription held as by `lock`. */
+  lockLineItem(id: number): Promise<(LineItem & { owner_id: number }) | undefined>
+  /** Due date of the subscription's newest installment (C7's interval rule), or null. */
+  lastDueDate(id: number): Promise<string | null>
+  create(userId: number, s: NewSubscription, today: string): Promise<number>
+  update(sub: Subscription, patch: SubscriptionPatch): Promise<Subscription>
+  /** Moves `updated_at` only (a change to its line items). */
+  touch(id: number): Promise<void>
+  /**
+   * The C3 body as it stands inside the unit. `keepLineItems`: the caller changed this
+   * subscription and is likely to change it again (SQLite keeps its rendered line items).
+   */
+  renderJson(id: number, keepLineItems: boolean): Promise<SubscriptionJson | undefined>
+  idsWithPaymentSource(sourceId: number): Promise<number[]>
+  clearPaymentSource(sourceId: number): Promise<void>
+  addLineItem(subscriptionId: number, subscribableId: number, quantity: number): Promise<LineItem>
+  updateLineItem(item: LineItem, subscribableId: number, quantity: number): Promise<LineItem>
+  deleteLineItem(id: number): Promise<void>
+  lineItemsOfSubscribable(subscribableId: number): Promise<LineItem[]>
+}
+
+export interface EventsTx extends EventReads {
+  /** Records an event whose object is already JSON text (the C3 body); answers its id. */
+  recordJson(type: string, subscriptionId: number | null, objectJson: string): Promise<number>
+  record(type: string, subscriptionId: number | null, object: object): Promise<number>
+}
+
+export interface IdempotencyTx extends IdempotencyReads {
+  save(scope: string, key: string, fingerprint: string, status: number, body: string, at: string): Promise<void>
+}
+
+export interface InstallmentsTx extends InstallmentReads {
+  /** Due subscriptions with ids in (afterId, uptoId], in id order. */
+  dueById(today: string, afterId: number, uptoId: number, limit: number): Promise<DueRow[]>
+  /** Due subscriptions after the cursor (due_floor, id), in that order. */
+  dueByDate(today: string, afterFloor: string, afterId: number, limit: number): Promise<DueRow[]>
+  /** Lifts at most `limit` floors that have come due to their rows' dates; answers how many. */
+  liftDueFloors(today: string, limit: number): Promise<number>
+  /** Subscriptions whose end date passed before today, after the cursor (end_date, id). */
+  endingBatch(today: string, afterDate: string, afterId: number, limit: number): Promise<Subscription[]>
+  /** Installments, subscriptions moved on and their events; answers the subscriptions that got one. */
+  processMany(plans: readonly BatchPlan[], at: string): Promise<ReadonlySet<number>>
+  change(id: number, c: InstallmentChange, at: string): Promise<Installment>
+  retriesDue(nowIso: string, limit: number): Promise<Installment[]>
+  openOf(subscriptionId: number): Promise<Installment[]>
+  latestIdOf(subscriptionId: number): Promise<number | undefined>
+  lastAttempt(installmentId: number): Promise<Attempt | undefined>
+  addAttempt(installmentId: number, result: string, orderReference: string | null, message: string | null, at: string): Promise<Attempt>
+  /** Sets `processing_state`; true when it changed. */
+  setProcessingState(subscriptionId: number, state: string, at: string): Promise<boolean>
+}
+
+export interface LeasesTx extends LeaseReads {
+  /**
+   * Takes the lease when it is free, expired, already ours, or its holder `isGone`; answers the
+   * holder that keeps it otherwise.
+   */
+  acquire(name: string, holder: string, expiresAt: number, nowMs: number, isGone: (holder: string) => boolean): Promise<LeaseHolder | undefined>
+  renew(name: string, holder: string, expiresAt: number): Promise<boolean>
+  release(name: string, holder: string): Promise<void>
+  startRun(holder: string, asOf: string, at: string): Promise<number>
+  finishRun(id: number, processed: number, at: string): Promise<void>
+}
+
+/** Everything a unit of writes may do. Writes exist only here: a write outside a unit does not compile. */
+export interface Tx {
+  readonly accounts: AccountsTx
+  readonly catalog: CatalogTx
+  readonly subscriptions: SubscriptionsTx
+  readonly events: EventsTx
+  readonly idempotency: IdempotencyTx
+  readonly installments: InstallmentsTx
+  readonly leases: LeasesTx
+}
+
+export type Unit<T> = (tx: Tx) => Promise<T>
+
+export interface Store extends Reads {
+  readonly kind: StoreKind
+  /**
+   * Runs `unit` as one unit of work: it commits, durably, before the promise resolves, or rolls
+   * back whole and rejects. SQLite: a savepoint of the shared batch (group commit).
+   */
+  write<T>(unit: Unit<T>): Promise<T>
+  /** A long batch job (a processor run): SQLite checkpoints its WAL less often meanwhile. */
+  bulk<T>(job: () => Promise<T>): Promise<T>
+  /** Why the store cannot serve now (/readyz), or undefined when it can. */
+  problem(): Promise<string | undefined>
+  /** Backend gauges for /metrics, in the Prometheus text format. */
+  metricsText(): Promise<string>
+  /** A consistent online copy into a file (SQLite); other backends refuse with their own tool's name. */
+  backup(target: string): Promise<void>
+  /**
+   * Changes whenever another connection (another process) commits: a long job that shares the
+   * database with a server leaves it room while this moves (SQLite's `data_version`; a server
+   * database, whose writers do not wait for one another, may answer a constant).
+   */
+  externalChanges(): number
+  /**
+   * For `serve`: a tiny real write whenever nothing was written for `idleMs`, so `problem()`
+   * learns that writes fail (a full disk, a lock held elsewhere) even when no client writes.
+   */
+  startHeartbeat(idleMs: number): void
+  /** Ends background work (SQLite's checkpoint thread) before `close`. */
+  stopBackground(): Promise<void>
+  close(): Promise<void>
+}
