@@ -107,7 +107,6 @@ try {
     return store.write(async (tx) => {
       const input = await withLookups(tx, (lookups) => validateCreate(attrs, { today, userId, lookups }, 'USD'))
       const id = await tx.subscriptions.create(userId, input, today)
-      for (const li of input.line_items) await tx.subscriptions.addLineItem(id, li.subscribable_id, li.quantity)
       const json = (await tx.subscriptions.renderJson(id, false))?.body as string
       await tx.events.recordJson('subscription.created', id, json)
     })

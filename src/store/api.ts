@@ -97,7 +97,14 @@ export interface AccountReads {
   adminTokenExists(tokenHash: string): Promise<boolean>
 }
 
+/** A question validation asks of the catalog (src/domain's Lookups), answered by `CatalogReads.answer`. */
+export type CatalogQuestion =
+  | { readonly kind: 'payment'; readonly method: number; readonly source: number; readonly user: number }
+  | { readonly kind: 'item'; readonly id: number }
+
 export interface CatalogReads {
+  /** Every question at once, answers in the same order: one call (one round trip) per validation. */
+  answer(questions: readonly CatalogQuestion[]): Promise<boolean[]>
   findPaymentMethod(id: number): Promise<PaymentMethod | undefined>
   listPaymentMethods(after: number, limit: number): Promise<PaymentMethod[]>
   findPaymentSource(id: number): Promise<PaymentSource | undefined>
@@ -194,6 +201,7 @@ export interface SubscriptionsTx extends SubscriptionReads {
   lockLineItem(id: number): Promise<(LineItem & { owner_id: number }) | undefined>
   /** Due date of the subscription's newest installment (C7's interval rule), or null. */
   lastDueDate(id: number): Promise<string | null>
+  /** A new subscription with its line items (`s.line_items`, in that order); answers its id. */
   create(userId: number, s: NewSubscription, today: string): Promise<number>
   update(sub: Subscription, patch: SubscriptionPatch): Promise<Subscription>
   /** Moves `updated_at` only (a change to its line items). */

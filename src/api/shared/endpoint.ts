@@ -45,7 +45,9 @@ export function endpoint(app: App, handler: ApiHandler): (ctx: Ctx) => Promise<R
   inFlightOf.set(app, running)
   return async (ctx) => {
     const language = negotiateLanguage(ctx.req.headers['accept-language'] as string | undefined)
-    const idem = ctx.method === 'GET' || ctx.method === 'HEAD' ? undefined : await idempotencyOf(app, ctx)
+    // Looked at before any await: a write without an Idempotency-Key (nearly all) pays for none.
+    const header = ctx.method === 'GET' || ctx.method === 'HEAD' ? undefined : ctx.req.headers['idempotency-key']
+    const idem = typeof header === 'string' && header.length > 0 ? await idempotencyOf(app, ctx, header) : undefined
     if (!idem) {
       const call: Call = { language, commit: (unit) => app.store.write(unit) }
       try {
@@ -111,9 +113,7 @@ function rendered(err: unknown, language: Language): unknown {
  * are not valid: then the handler runs and answers 401 itself, so authentication still comes
  * first (C2) and a revoked key can never fetch a stored answer.
  */
-async function idempotencyOf(app: App, ctx: Ctx): Promise<Idempotency | undefined> {
-  const header = ctx.req.headers['idempotency-key']
-  if (typeof header !== 'string' || header.length === 0) return undefined
+async function idempotencyOf(app: App, ctx: Ctx, header: string): Promise<Idempotency | undefined> {
   const scope = await callerScope(app, ctx)
   if (scope === undefined) return undefined
   if (header.length > MAX_KEY_LENGTH) {

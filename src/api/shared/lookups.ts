@@ -1,19 +1,17 @@
 import type { Lookups } from '../../domain/subscription-input.ts'
-import type { Tx } from '../../store/api.ts'
-
-type Question = { readonly kind: 'payment'; readonly method: number; readonly source: number; readonly user: number } | { readonly kind: 'item'; readonly id: number }
+import type { CatalogQuestion as Question, Tx } from '../../store/api.ts'
 
 const keyOf = (q: Question): string => (q.kind === 'payment' ? `p:${q.method}:${q.source}:${q.user}` : `i:${q.id}`)
 
 /**
  * Runs a validation of the domain (pure and synchronous, src/domain) that asks the catalog
  * questions, inside a unit whose store answers asynchronously. The validation runs once with
- * every answer "yes", recording the questions; the store answers them; when every answer is
- * yes, that first run's outcome stands (the common case: one validation, one round of reads),
- * otherwise the validation runs again with the real answers. Sound because the domain's checks
+ * every answer "yes", recording the questions; the store answers them all in one call; when
+ * every answer is yes, that first run's outcome stands (the common case: one validation, one
+ * round of reads), otherwise the validation runs again with the real answers. Sound because the domain's checks
  * ask the same questions whatever the answers are (a "no" only adds a field error).
  */
-export async function withLookups<T>(tx: Tx, validate: (lookups: Lookups) => T): Promise<T> {
+export function withLookups<T>(tx: Tx, validate: (lookups: Lookups) => T): T | Promise<T> {
   const asked: Question[] = []
   const yes: Lookups = {
     paymentIsValid: (method, source, user) => (asked.push({ kind: 'payment', method, source, user }), true),
@@ -25,15 +23,22 @@ export async function withLookups<T>(tx: Tx, validate: (lookups: Lookups) => T):
   } catch (error) {
     first = { ok: false, error }
   }
-  const answers = asked.length === 0 ? [] : await Promise.all(asked.map((q) =>
-    q.kind === 'payment' ? tx.catalog.paymentIsValid(q.method, q.source, q.user) : tx.catalog.isSubscribable(q.id)))
-  if (answers.every(Boolean)) {
-    if (first.ok) return first.value
-    throw first.error
-  }
+  // Nothing asked (a quantity change, a skip's date): the outcome is known without a read or an await.
+  if (asked.length === 0) return outcome(first)
+  return answered(tx, validate, asked, first)
+}
+
+async function answered<T>(tx: Tx, validate: (lookups: Lookups) => T, asked: Question[], first: { ok: true; value: T } | { ok: false; error: unknown }): Promise<T> {
+  const answers = await tx.catalog.answer(asked)
+  if (answers.every(Boolean)) return outcome(first)
   const known = new Map(asked.map((q, i) => [keyOf(q), answers[i] === true]))
   return validate({
     paymentIsValid: (method, source, user) => known.get(keyOf({ kind: 'payment', method, source, user })) === true,
     isSubscribable: (id) => known.get(keyOf({ kind: 'item', id })) === true,
   })
+}
+
+function outcome<T>(run: { ok: true; value: T } | { ok: false; error: unknown }): T {
+  if (run.ok) return run.value
+  throw run.error
 }

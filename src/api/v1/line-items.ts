@@ -28,7 +28,7 @@ function readFields(lookups: Lookups, attrs: Record<string, unknown>, required: 
   return fields
 }
 
-const validFields = (tx: Tx, attrs: Record<string, unknown>, required: boolean): Promise<{ quantity?: number; subscribable_id?: number }> =>
+const validFields = (tx: Tx, attrs: Record<string, unknown>, required: boolean): { quantity?: number; subscribable_id?: number } | Promise<{ quantity?: number; subscribable_id?: number }> =>
   withLookups(tx, (lookups) => readFields(lookups, attrs, required))
 
 export const addLineItem = (app: App): ApiHandler => async (ctx, call) => {

@@ -27,7 +27,6 @@ export const createSubscription = (app: App): ApiHandler => async (ctx, call) =>
   return call.commit(async (tx) => {
     const input = await withLookups(tx, (lookups) => validateCreate(attrs, { today, userId, lookups }, app.config.currency))
     const id = await tx.subscriptions.create(userId, input, today)
-    for (const li of input.line_items) await tx.subscriptions.addLineItem(id, li.subscribable_id, li.quantity)
     const json = await presentJson(tx, id)
     await tx.events.recordJson('subscription.created', id, json)
     return okJson(json)

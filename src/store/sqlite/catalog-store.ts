@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite'
 import type { PaymentMethod, PaymentSource, Subscribable } from '../../domain/types.ts'
 import { nowIso, plain, prepareValues, type Row } from './rows.ts'
-import type { PaymentSourceFields } from '../api.ts'
+import type { CatalogQuestion, PaymentSourceFields } from '../api.ts'
 export type { PaymentSourceFields }
 
 const toMethod = (r: Row): PaymentMethod => ({ ...plain<PaymentMethod>(r), active: r['active'] === 1 })
@@ -60,6 +60,11 @@ export function catalogStore(db: DatabaseSync) {
     },
     deletePaymentSource(id: number): void {
       deleteSource.run(id)
+    },
+    answer(questions: readonly CatalogQuestion[]): boolean[] {
+      return questions.map((q) => (q.kind === 'payment'
+        ? paymentCheck.get(q.source, q.user, q.method) !== undefined
+        : isSubscribable.get(q.id) !== undefined))
     },
     paymentIsValid(methodId: number, sourceId: number, userId: number): boolean {
       return paymentCheck.get(sourceId, userId, methodId) !== undefined

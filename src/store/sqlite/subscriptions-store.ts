@@ -101,15 +101,18 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
 
   return {
     /** Inserts a subscription and answers its id (no row is read back: the answer is rendered after its line items). */
+    /** A new subscription with its line items, in the order given; answers its id. */
     create(userId: number, s: NewSubscription, today: string): number {
       const now = nowIso()
-      return Number(insert.run(
+      const id = Number(insert.run(
         userId, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
         s.payment_method_id, s.payment_source_id, s.currency,
         s.shipping_address ? JSON.stringify(s.shipping_address) : null,
         s.billing_address ? JSON.stringify(s.billing_address) : null,
         today, now, now,
       ).lastInsertRowid)
+      for (const li of s.line_items) insertLineItem.run(id, li.subscribable_id, li.quantity, now, now)
+      return id
     },
     /** The owner and the C3 body as JSON text, rendered by SQLite (see jsonById), cached until it changes. */
     findJson(id: number): SubscriptionJson | undefined {

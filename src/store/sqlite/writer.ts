@@ -3,18 +3,24 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { WalSync } from './wal-sync.ts'
 import { WriteLockTimeout, isLockBusy, isStorageFailure } from './write-failure.ts'
 
-interface Waiter {
-  resolve(): void
-  reject(err: unknown): void
-}
-
-/** A unit asked for: queued until it runs, then the one running. */
-interface Queued {
+/**
+ * A unit asked for: queued until it runs, then the one running, then (with the value it answered)
+ * waiting for its batch's COMMIT. One object all the way: a unit is one allocation, not four.
+ */
+class Queued {
   readonly fn: () => Promise<unknown>
   readonly resolve: (value: unknown) => void
   readonly reject: (err: unknown) => void
   /** performance.now() when it was asked for. */
   readonly since: number
+  value: unknown = undefined
+
+  constructor(fn: () => Promise<unknown>, resolve: (value: unknown) => void, reject: (err: unknown) => void) {
+    this.fn = fn
+    this.resolve = resolve
+    this.reject = reject
+    this.since = performance.now()
+  }
 }
 
 /** What the last attempt to write came to (for /readyz): when, and the error if it failed. */
@@ -94,7 +100,7 @@ export class Writer {
   private open = false
   /** The unit running now (between its SAVEPOINT and its RELEASE), if one is. */
   private current: Queued | undefined = undefined
-  private waiters: Waiter[] = []
+  private waiters: Queued[] = []
   /** Units not started yet, oldest first. */
   private queue: Queued[] = []
   /** Readers waiting for the running unit to settle (the read barrier). */
@@ -139,7 +145,7 @@ export class Writer {
     }
     if (this.broken) return Promise.reject(this.broken)
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject, since: performance.now() })
+      this.queue.push(new Queued(fn, resolve as (value: unknown) => void, reject))
       if (this.current === undefined && this.queue.length === 1 && this.retry === undefined) this.next()
     })
   }
@@ -224,7 +230,7 @@ export class Writer {
       if (sync) sync.syncNow()
       // A batch whose units all failed wrote nothing: its COMMIT says nothing of the disk.
       if (waiters.length > 0) this.noteOutcome(undefined)
-      for (const w of waiters) w.resolve()
+      for (const w of waiters) w.resolve(w.value)
       this.resume()
       return
     }
@@ -233,7 +239,7 @@ export class Writer {
       if (err || waiters.length > 0) this.noteOutcome(err ?? undefined)
       for (const w of waiters) {
         if (err) w.reject(err)
-        else w.resolve()
+        else w.resolve(w.value)
       }
       if (this.commitAfterSync) this.flush()
     })
@@ -335,7 +341,8 @@ export class Writer {
       if (isStorageFailure(err)) this.noteOutcome(err)
       unit.reject(err)
     } else {
-      this.waiters.push({ resolve: () => unit.resolve(value), reject: unit.reject })
+      unit.value = value
+      this.waiters.push(unit)
     }
     this.wakeReaders()
     if (this.waiters.length >= this.options.maxBatch) this.flush()
