@@ -3,8 +3,7 @@ import { dirname, resolve } from 'node:path'
 import type { Config } from '../config.ts'
 import { sha256 } from '../api/shared/auth.ts'
 import { newAdminToken, newApiKey } from '../admin/users.ts'
-import { SCHEMA_VERSION } from '../store/sqlite/migrations.ts'
-import { backupDatabase, DatabaseOpenError, sqliteResultCode } from '../store/sqlite/db.ts'
+import { backupStore, databaseErrorKind, DatabaseOpenError, SCHEMA_VERSION } from '../store/open.ts'
 import { openConfiguredStore } from './app.ts'
 
 export class UsageError extends Error {
@@ -43,11 +42,11 @@ export async function backupCommand(config: Config, target: string | undefined, 
   // file under the target's name, and an older backup there is replaced only by a whole one.
   const partial = `${target}.partial-${process.pid}`
   try {
-    await backupDatabase(config.db, partial, { synchronous: config.synchronous, createDirectory: false })
+    await backupStore(config.db, partial, { synchronous: config.synchronous })
     renameSync(partial, target)
   } catch (err) {
     rmSync(partial, { force: true })
-    if (err instanceof DatabaseOpenError || sqliteResultCode(err) === undefined) throw err
+    if (err instanceof DatabaseOpenError || databaseErrorKind(err) === undefined) throw err
     throw new BackupFailed(`cannot write the backup ${target}: ${(err as Error).message}`, { cause: err })
   }
   out(`backup of ${config.db} written to ${target}`)

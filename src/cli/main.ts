@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util'
 import { ConfigError, KNOWN_VARIABLES, loadConfig, OPTIONS, parseArgsOptions } from '../config.ts'
-import { DatabaseDirectoryMissing, DatabaseOpenError, isTransientSqliteError } from '../store/sqlite/db.ts'
+import { databaseErrorKind, DatabaseDirectoryMissing, DatabaseOpenError } from '../store/open.ts'
 import { serve } from './serve.ts'
 import { BackupFailed, backupCommand, createAdminTokenCommand, createKeyCommand, createUserCommand, migrateCommand, UsageError } from './commands.ts'
 import { processCommand } from './process.ts'
@@ -114,8 +114,9 @@ function failure(e: unknown, io: CliIo): number {
   // Transient (1): systemd's Restart=on-failure retries; unusable (3): RestartPreventExitStatus.
   if (e instanceof DatabaseOpenError) return say(e.message, e.transient ? EXIT.failure : EXIT.database)
   if (e instanceof BackupFailed) return say(e.message, EXIT.failure)
-  if (code === 'ERR_SQLITE_ERROR') {
-    if (isTransientSqliteError(e)) return say(`the database is not available now: ${(e as Error).message}`, EXIT.failure)
+  const databaseError = databaseErrorKind(e)
+  if (databaseError !== undefined) {
+    if (databaseError === 'transient') return say(`the database is not available now: ${(e as Error).message}`, EXIT.failure)
     return say(`the database cannot be used: ${(e as Error).message}`, EXIT.database)
   }
   // Only serve's listen resolves a name (config checks its syntax; resolving is I/O): a name
