@@ -14,7 +14,7 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError'
 }
 
-type Kind = 'db' | 'string' | 'host' | 'port' | 'count' | 'positive' | 'optional_count' | 'bool' | 'date' | 'zone' | 'currency' | 'sync' | 'log'
+type Kind = 'db' | 'string' | 'host' | 'port' | 'count' | 'positive' | 'optional_count' | 'bool' | 'date' | 'zone' | 'currency' | 'sync' | 'log' | 'origins'
 
 interface OptionSpec {
   readonly key: keyof Config
@@ -54,6 +54,8 @@ export interface Config {
   readonly webhookRetryBaseSeconds: number
   readonly log: 'json' | 'off'
   readonly trustProxy: boolean
+  /** Browser origins allowed to call the customer API (C13), normalised; empty: none. */
+  readonly corsOrigins: readonly string[]
 }
 
 export const OPTIONS: readonly OptionSpec[] = [
@@ -83,6 +85,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'webhookRetryBaseSeconds', flag: 'webhook-retry-base-seconds', env: 'REPLENISH_WEBHOOK_RETRY_BASE_SECONDS', kind: 'positive', fallback: '10', help: 'first webhook retry delay' },
   { key: 'log', flag: 'log', env: 'REPLENISH_LOG', kind: 'log', fallback: 'json', help: 'access log: json (one line per request on stdout) or off' },
   { key: 'trustProxy', flag: 'trust-proxy', env: 'REPLENISH_TRUST_PROXY', kind: 'bool', fallback: '0', help: '1: behind a reverse proxy, the client address is the last X-Forwarded-For entry' },
+  { key: 'corsOrigins', flag: 'cors-origins', env: 'REPLENISH_CORS_ORIGINS', kind: 'origins', fallback: undefined, help: 'comma-separated origins (https://shop.example) whose pages may call the customer API /api/v1 from a browser (unset: none)' },
 ]
 
 /** The flags every command understands, for node:util parseArgs. */
@@ -98,7 +101,7 @@ export function loadConfig(flags: Readonly<Record<string, unknown>>, env: Readon
     const fromFlag = o.envOnly ? undefined : flags[o.flag]
     const source = typeof fromFlag === 'string' ? `--${o.flag}` : o.env
     const raw = typeof fromFlag === 'string' ? fromFlag : nonEmpty(env[o.env]) ?? o.fallback
-    out[o.key] = raw === undefined ? undefined : convert(o.kind, raw.trim(), source)
+    out[o.key] = raw === undefined ? (o.kind === 'origins' ? NO_ORIGINS : undefined) : convert(o.kind, raw.trim(), source)
   }
   const config = out as unknown as Config
   // node:http refuses a headers timeout longer than the request timeout; say so in our words.
@@ -114,6 +117,8 @@ export function loadConfig(flags: Readonly<Record<string, unknown>>, env: Readon
 
 /** REPLENISH_* names the service reads; main.ts warns about others (a typo is otherwise silent). */
 export const KNOWN_VARIABLES: ReadonlySet<string> = new Set(OPTIONS.map((o) => o.env))
+
+const NO_ORIGINS: readonly string[] = Object.freeze([])
 
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v
@@ -163,6 +168,11 @@ function convert(kind: Kind, raw: string, source: string): unknown {
       return /^(FULL|NORMAL)$/i.test(raw) ? raw.toUpperCase() : fail('expected FULL or NORMAL')
     case 'log':
       return /^(json|off)$/.test(raw) ? raw : fail('expected json or off')
+    case 'origins':
+      return Object.freeze(raw.split(',').map((entry) => {
+        const origin = toOrigin(entry.trim())
+        return origin ?? fail(`${JSON.stringify(entry.trim())} is not an origin: expected http:// or https://, a host and an optional port, with no path, no trailing slash and no *`)
+      }))
   }
 }
 
@@ -180,6 +190,21 @@ function isHost(s: string): boolean {
   // An all-digit last label makes it a (bad) IPv4 literal such as 300.1.1.1, not a name.
   if (/^\d+$/.test(labels[labels.length - 1] as string)) return false
   return labels.every((label) => /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label))
+}
+
+/**
+ * An origin as a browser sends it in `Origin`: scheme, host and port only. The URL parser
+ * normalises it (lowercase scheme and host, punycode, no default port) so that the server compares
+ * exact strings. `*` is refused: an allow-list of pages, never a wildcard.
+ */
+function toOrigin(entry: string): string | undefined {
+  if (!/^https?:\/\/[^/?#@*\s]+$/i.test(entry)) return undefined
+  try {
+    const url = new URL(entry)
+    return url.username === '' && url.password === '' && url.pathname === '/' ? url.origin : undefined
+  } catch {
+    return undefined
+  }
 }
 
 function isCalendarDate(s: string): boolean {

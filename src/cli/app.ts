@@ -6,6 +6,7 @@ import { openStore, type StoreOptions } from '../store/open.ts'
 import type { App } from '../api/shared/app.ts'
 import { requestLimits } from '../api/shared/limits.ts'
 import type { Route } from '../http/types.ts'
+import type { CorsOptions } from '../http/cors.ts'
 import { customerRoutes } from '../api/v1/routes.ts'
 import { adminRoutes } from '../admin/routes.ts'
 import { opsRoutes, type MetricsSource, type Readiness } from '../admin/ops.ts'
@@ -35,6 +36,11 @@ export function buildApp(config: Config, store: Store): App {
     keyCache: new Map(),
     limits: requestLimits({ rate: config.rateLimit, burst: config.rateBurst, authFailures: config.authFailureLimit }),
   }
+}
+
+/** C13: browsers from the configured origins may call the customer API, and nothing else. */
+export function corsOptions(config: Config): CorsOptions {
+  return { origins: config.corsOrigins, pathPrefix: '/api/v1/' }
 }
 
 export function buildRoutes(app: App, metrics: RequestMetrics, sources: readonly MetricsSource[], readiness: Readiness): Route[] {

@@ -3,7 +3,7 @@ import { OPTIONS } from '../config.ts'
 /** What a value looks like, by the kind of option (the help shows `--port PORT`, not `--port <string>`). */
 const METAVAR: Readonly<Record<string, string>> = {
   db: 'FILE', string: 'VALUE', port: 'PORT', count: 'N', positive: 'N', optional_count: 'N', bool: '0|1',
-  date: 'YYYY-MM-DD', zone: 'ZONE', currency: 'CODE', sync: 'FULL|NORMAL', log: 'json|off',
+  date: 'YYYY-MM-DD', zone: 'ZONE', currency: 'CODE', sync: 'FULL|NORMAL', log: 'json|off', origins: 'ORIGINS',
 }
 
 /** The whole manual: every command, flag and REPLENISH_* variable with its default, and the exit statuses. */

@@ -2,7 +2,7 @@ import type { Config } from '../config.ts'
 import { listen } from '../http/server.ts'
 import { RequestMetrics } from '../http/metrics.ts'
 import { bufferedLineLog } from '../http/line-log.ts'
-import { buildApp, buildRoutes, openConfiguredStore } from './app.ts'
+import { buildApp, buildRoutes, corsOptions, openConfiguredStore } from './app.ts'
 import { seedDemo } from './demo.ts'
 import { processingForServe } from '../processing/in-serve.ts'
 
@@ -33,6 +33,7 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
     {
       routes,
       maxBodyBytes: config.maxBodyBytes,
+      cors: corsOptions(config),
       headersTimeoutMs: config.headersTimeoutMs,
       requestTimeoutMs: config.requestTimeoutMs,
       keepAliveTimeoutMs: config.keepAliveTimeoutMs,

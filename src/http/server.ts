@@ -5,6 +5,7 @@ import { createRouter } from './router.ts'
 import { BodyCutOff, EMPTY, parseBody, readBody } from './body.ts'
 import { HttpError, notFound } from './http-error.ts'
 import { errorReply, send } from './respond.ts'
+import { createCors, type Cors, type CorsOptions } from './cors.ts'
 import type { AccessLogEntry, Ctx, Reply, Route } from './types.ts'
 
 export interface ServerOptions {
@@ -16,6 +17,8 @@ export interface ServerOptions {
   /** Called once per answered request: the access log and the metrics hang off it. */
   readonly onResponse: (entry: AccessLogEntry) => void
   readonly logError: (entry: object) => void
+  /** Which origins may call which paths from a browser (C13); none when absent. */
+  readonly cors?: CorsOptions | undefined
 }
 
 export interface RunningServer {
@@ -69,6 +72,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/
 
 export function createHttpServer(options: ServerOptions): { server: http.Server; draining: () => void } {
   const route = createRouter(options.routes)
+  const cors = options.cors ? createCors(options.cors) : undefined
   let closing = false
   // Sockets whose request our time-out cut off: the handler whose body read that cut off logs 408.
   const timedOut = new WeakSet<object>()
@@ -83,6 +87,17 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
     const method = req.method ?? 'GET'
     const match = route(method, path)
     let template = match.kind === 'found' ? match.route : match.kind === 'not_found' ? 'unmatched' : path
+    const origin = cors === undefined ? undefined : cors.allowedOrigin(path, req.headers.origin)
+    if (cors !== undefined && origin !== undefined && method === 'OPTIONS' && match.kind === 'method_not_allowed' &&
+      req.headers['access-control-request-method'] !== undefined) {
+      // A preflight carries no credentials: it is answered here, before any handler authenticates.
+      // Its methods are the router's Allow list for the path, so no second route table exists.
+      const headers: Record<string, string> = { ...cors.preflightHeaders(origin, match.allow), 'x-request-id': requestId }
+      if (closing) headers['connection'] = 'close'
+      res.writeHead(204, headers).end()
+      options.onResponse({ method, route: 'preflight', status: 204, ms: Math.round((performance.now() - started) * 1000) / 1000, request_id: requestId, user_id: null })
+      return
+    }
     let userId: number | null = null
     let reply: Reply
     try {
@@ -110,12 +125,12 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
     }
     if (!res.headersSent && !res.destroyed) {
       try {
-        send(res, reply, requestId, closing)
+        send(res, withCors(cors, origin, reply), requestId, closing)
       } catch (err) {
         // A reply that cannot be sent (a body JSON cannot encode, a bad header value) is a bug
         // like any other: C1's 500, logged with the request id, instead of an empty answer.
         reply = errorReply(err, requestId, options.logError)
-        if (!res.headersSent) send(res, reply, requestId, closing)
+        if (!res.headersSent) send(res, withCors(cors, origin, reply), requestId, closing)
       }
     }
     options.onResponse({
@@ -166,6 +181,11 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
     if (!inFlight) options.onResponse({ method: '-', route: 'unmatched', status, ms: 0, request_id: requestId, user_id: null })
   })
   return { server, draining: () => { closing = true } }
+}
+
+/** Every answer to a listed origin under the prefix carries the CORS headers, errors included (C13). */
+function withCors(cors: Cors | undefined, origin: string | undefined, reply: Reply): Reply {
+  return cors === undefined || origin === undefined ? reply : cors.decorate(reply, origin)
 }
 
 const CLIENT_ERRORS: Readonly<Record<number, string>> = {

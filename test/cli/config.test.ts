@@ -35,6 +35,7 @@ test('with nothing set every option takes its documented default', () => {
     webhookRetryBaseSeconds: 10,
     log: 'json',
     trustProxy: false,
+    corsOrigins: [],
   })
   assert.ok(Object.isFrozen(c))
 })
@@ -74,6 +75,37 @@ test('a bad value names the flag or the variable it came from, and the value', (
   for (const [flags, env, message] of cases) {
     assert.throws(() => loadConfig(flags, env), (e: unknown) => e instanceof ConfigError && e.message === message, message)
   }
+})
+
+test('REPLENISH_CORS_ORIGINS / --cors-origins: a list of origins, stored as browsers send them', () => {
+  const c = loadConfig({}, { REPLENISH_CORS_ORIGINS: ' HTTPS://Shop.Example , http://localhost:3000,https://shop.example:443,http://[::1]:8081,https://bücher.example' })
+  assert.deepEqual(c.corsOrigins, ['https://shop.example', 'http://localhost:3000', 'https://shop.example', 'http://[::1]:8081', 'https://xn--bcher-kva.example'])
+  assert.ok(Object.isFrozen(c.corsOrigins))
+  assert.deepEqual(loadConfig({ 'cors-origins': 'https://a.example' }, { REPLENISH_CORS_ORIGINS: 'https://b.example' }).corsOrigins, ['https://a.example'])
+  assert.deepEqual(loadConfig({}, { REPLENISH_CORS_ORIGINS: '' }).corsOrigins, [])
+})
+
+test('a CORS entry that is not an origin stops start-up naming the variable and the entry', () => {
+  const bad = ['https://shop.example/', 'https://shop.example/app', '*', 'https://*.shop.example', 'shop.example', 'ftp://shop.example',
+    'https://user@shop.example', 'https://shop.example?x=1', 'https://shop.example#top', 'https://shop.example:99999', 'null', '']
+  for (const entry of bad) {
+    const raw = `https://ok.example,${entry}`
+    assert.throws(() => loadConfig({}, { REPLENISH_CORS_ORIGINS: raw }), {
+      name: 'ConfigError',
+      message: `REPLENISH_CORS_ORIGINS: ${JSON.stringify(entry)} is not an origin: expected http:// or https://, a host and an optional port, with no path, no trailing slash and no *, got ${JSON.stringify(raw)}`,
+    }, entry)
+  }
+  assert.throws(() => loadConfig({ 'cors-origins': 'https://shop.example/' }, {}), { message: /^--cors-origins: "https:\/\/shop.example\/" is not an origin/ })
+})
+
+// migrate, not serve: every command reads the whole configuration, and should the check break,
+// migrate ends (and the test fails) where serve would keep listening.
+test('a command with a bad REPLENISH_CORS_ORIGINS exits 2 with one line naming it', async (t) => {
+  const db = join(tempDir(t), 'r.db')
+  const run = await runCli(['migrate'], { REPLENISH_DB: db, REPLENISH_PORT: '0', REPLENISH_CORS_ORIGINS: 'https://shop.example/' })
+  assert.equal(run.status, 2)
+  assert.deepEqual(run.stdout, [])
+  assert.deepEqual(run.stderr, ['replenish: REPLENISH_CORS_ORIGINS: "https://shop.example/" is not an origin: expected http:// or https://, a host and an optional port, with no path, no trailing slash and no *, got "https://shop.example/"'])
 })
 
 test('the database may not be a directory; a file in an existing directory is fine', (t) => {

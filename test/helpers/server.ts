@@ -2,7 +2,7 @@ import type { TestContext } from 'node:test'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { listen, type RunningServer } from '../../src/http/server.ts'
 import { RequestMetrics } from '../../src/http/metrics.ts'
-import { buildApp, buildRoutes } from '../../src/cli/app.ts'
+import { buildApp, buildRoutes, corsOptions } from '../../src/cli/app.ts'
 import type { Store } from '../../src/store/api.ts'
 import { newTestLocation, openTestStore, sqliteOf, type TestStoreOptions } from './store.ts'
 import { sha256 } from '../../src/api/shared/auth.ts'
@@ -70,6 +70,7 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     {
       routes: buildRoutes(app, metrics, [], async () => undefined),
       maxBodyBytes: config.maxBodyBytes,
+      cors: corsOptions(config),
       headersTimeoutMs: config.headersTimeoutMs,
       requestTimeoutMs: config.requestTimeoutMs,
       keepAliveTimeoutMs: config.keepAliveTimeoutMs,
