@@ -1,7 +1,8 @@
 import { notFound } from '../http/http-error.ts'
 import { readId } from '../domain/field-errors.ts'
-import { renderInstallment } from '../domain/installment.ts'
-import { readOutcome } from '../domain/outcome.ts'
+import { renderInstallment, type Installment } from '../domain/installment.ts'
+import { readOutcome, type OutcomeInput } from '../domain/outcome.ts'
+import type { Tx } from '../store/api.ts'
 import { cancel } from '../domain/lifecycle.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
@@ -42,15 +43,22 @@ export const showInstallment = (app: App): ApiHandler => async (ctx) => {
  * installments are abandoned too.
  */
 export const recordInstallmentOutcome = (app: App): ApiHandler =>
-  changeFound(app, (tx, id) => tx.installments.find(id), async (tx, inst, ctx) => {
-    const input = readOutcome(rootObject(ctx, 'outcome'))
-    const sub = await tx.subscriptions.lock(inst.subscription_id)
-    if (!sub) throw notFound()
-    const { cancelSubscription } = await recordOutcome(tx, inst, sub, input, {
-      now: app.clock.now(),
-      reprocessingIntervalHours: app.config.reprocessingIntervalHours,
-      maxReprocessingDays: app.config.maxReprocessingDays,
-    })
-    if (cancelSubscription) await applyTransition(tx, sub, cancel(sub, app.clock.today(), 0))
-    return ok(await presentInstallment(tx, (await tx.installments.find(inst.id)) ?? inst))
+  changeFound(app, (tx, id) => tx.installments.find(id), async (tx, inst, ctx) =>
+    ok(await applyOutcome(app, tx, inst, readOutcome(rootObject(ctx, 'outcome')))))
+
+/**
+ * The act of one outcome, inside the caller's unit, after its find and validation: shared by the
+ * single outcome and each entry of the bulk one (bulk-outcomes.ts), so the two cannot differ.
+ * Answers the installment after it (C3).
+ */
+export async function applyOutcome(app: App, tx: Tx, inst: Installment, input: OutcomeInput): Promise<Record<string, unknown>> {
+  const sub = await tx.subscriptions.lock(inst.subscription_id)
+  if (!sub) throw notFound()
+  const { cancelSubscription } = await recordOutcome(tx, inst, sub, input, {
+    now: app.clock.now(),
+    reprocessingIntervalHours: app.config.reprocessingIntervalHours,
+    maxReprocessingDays: app.config.maxReprocessingDays,
   })
+  if (cancelSubscription) await applyTransition(tx, sub, cancel(sub, app.clock.today(), 0))
+  return presentInstallment(tx, (await tx.installments.find(inst.id)) ?? inst)
+}

@@ -5,6 +5,8 @@ import * as u from './users.ts'
 import * as c from './catalog.ts'
 import * as s from './subscriptions.ts'
 import * as i from './installments.ts'
+import { recordOutcomes } from './bulk-outcomes.ts'
+import * as w from './webhooks.ts'
 
 const A = '/admin/api/v1'
 
@@ -40,6 +42,12 @@ export function adminRoutes(app: App): Route[] {
     ['GET', `${A}/installments`, r(i.listInstallments)],
     ['GET', `${A}/installments/:id`, r(i.showInstallment)],
     ['POST', `${A}/installments/:id/outcome`, r(i.recordInstallmentOutcome)],
+    ['POST', `${A}/installments/outcomes`, r(recordOutcomes)],
     ['GET', `${A}/events`, r(s.eventFeed)],
+    ['POST', `${A}/webhook_endpoints`, r(w.createWebhookEndpoint)],
+    ['GET', `${A}/webhook_endpoints`, r(w.listWebhookEndpoints)],
+    ['GET', `${A}/webhook_endpoints/:id`, r(w.showWebhookEndpoint)],
+    ['DELETE', `${A}/webhook_endpoints/:id`, r(w.deleteWebhookEndpoint)],
+    ['POST', `${A}/webhook_endpoints/:id/rotate_secret`, r(w.rotateWebhookSecret)],
   ]
 }

@@ -15,9 +15,20 @@ export interface SnapshotLine {
   readonly quantity: number
 }
 
+/**
+ * Who an installment is for (C13): the subscription's owner as it stands now, so the shop can
+ * create an order without two more requests. An erased user keeps its id; its `email` is null.
+ */
+export interface InstallmentUser {
+  readonly id: number
+  readonly email: string | null
+  readonly external_id: string | null
+}
+
 export interface Installment {
   readonly id: number
   readonly subscription_id: number
+  readonly user: InstallmentUser
   readonly due_date: string
   readonly state: InstallmentState
   readonly retry_at: string | null
@@ -44,11 +55,16 @@ export interface Attempt {
   readonly created_at: string
 }
 
-/** C3's installment object, attempts oldest first. */
+/**
+ * C3's installment object, attempts oldest first. The processor builds the same object in SQL
+ * for `installment.created` (installments-store.ts `createdEvents`): a change of keys or of their
+ * order here is made there too (test/processing/processor.test.ts holds the two together).
+ */
 export function renderInstallment(i: Installment, attempts: readonly Attempt[]): Record<string, unknown> {
   return {
     id: i.id,
     subscription_id: i.subscription_id,
+    user: { id: i.user.id, email: i.user.email, external_id: i.user.external_id },
     due_date: i.due_date,
     state: i.state,
     retry_at: i.retry_at,

@@ -80,6 +80,12 @@ export const MESSAGES = {
     de: 'Dieses Abonnement hat die konfigurierte Höchstzahl an Auslassungen überschritten. Es kann nicht mehr ausgelassen werden.',
   },
   invalid_outcome: { en: 'is not included in the list', es: 'no está incluido en la lista', fr: "n'est pas inclus(e) dans la liste", de: 'ist kein gültiger Wert' },
+  too_many_entries: {
+    en: 'is too long (maximum is %{count} entries)',
+    es: 'es demasiado largo (%{count} elementos máximo)',
+    fr: 'est trop long (pas plus de %{count} éléments)',
+    de: 'ist zu lang (höchstens %{count} Einträge)',
+  },
   installment_closed: {
     en: 'cannot record an outcome for an installment which is %{count}',
     es: 'no se puede registrar un resultado para una entrega en estado %{count}',

@@ -85,6 +85,31 @@ export interface BatchPlan {
   readonly state: State
 }
 
+/** A registered webhook endpoint as the admin API shows it: never with its secrets. */
+export interface WebhookEndpoint {
+  readonly id: number
+  readonly url: string
+  /** Event types (C10), or `["*"]` for all. */
+  readonly events: readonly string[]
+  readonly description: string | null
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+export interface NewWebhookEndpoint {
+  readonly url: string
+  readonly events: readonly string[]
+  readonly description: string | null
+  readonly secret: string
+}
+
+/** What a delivery signs with (C10, C13): the secret, and the one before it until it expires. */
+export interface WebhookSecrets {
+  readonly secret: string
+  readonly previous_secret: string | null
+  readonly previous_secret_expires_at: string | null
+}
+
 // ---- Repositories: reads (on the Store and in a unit) -------------------------------------
 
 export interface AccountReads {
@@ -165,6 +190,14 @@ export interface LeaseReads {
   lastCompletedRunStart(): Promise<string | null>
 }
 
+export interface WebhookReads {
+  /** An endpoint that exists (a deleted one is gone). */
+  findEndpoint(id: number): Promise<WebhookEndpoint | undefined>
+  listEndpoints(after: number, limit: number): Promise<WebhookEndpoint[]>
+  /** For signing only: never rendered, never logged. */
+  secretsOf(id: number): Promise<WebhookSecrets | undefined>
+}
+
 export interface Reads {
   readonly accounts: AccountReads
   readonly catalog: CatalogReads
@@ -173,6 +206,7 @@ export interface Reads {
   readonly idempotency: IdempotencyReads
   readonly installments: InstallmentReads
   readonly leases: LeaseReads
+  readonly webhooks: WebhookReads
 }
 
 // ---- Repositories inside a unit: the reads above, the locking reads, and the writes ------------
@@ -262,6 +296,14 @@ export interface LeasesTx extends LeaseReads {
   finishRun(id: number, processed: number, at: string): Promise<void>
 }
 
+export interface WebhooksTx extends WebhookReads {
+  createEndpoint(e: NewWebhookEndpoint): Promise<WebhookEndpoint>
+  /** A new secret; the current one becomes the previous, valid for `previousValidMs` from now. */
+  rotateSecret(id: number, secret: string, previousValidMs: number): Promise<WebhookEndpoint>
+  /** Gone for the API from now on; its secrets are blanked. */
+  deleteEndpoint(id: number): Promise<void>
+}
+
 /** Everything a unit of writes may do. Writes exist only here: a write outside a unit does not compile. */
 export interface Tx {
   readonly accounts: AccountsTx
@@ -271,6 +313,7 @@ export interface Tx {
   readonly idempotency: IdempotencyTx
   readonly installments: InstallmentsTx
   readonly leases: LeasesTx
+  readonly webhooks: WebhooksTx
 }
 
 export type Unit<T> = (tx: Tx) => Promise<T>

@@ -29,7 +29,7 @@ test('GET /api/v1/subscriptions/:id/installments: the owner gets the page of C3,
   assert.deepEqual(page.body, { installments: [mine[0]], count: 1, current_page: 2, pages: 2, per_page: 2, total_count: 3 })
   // Every field of C3's installment, in order.
   assert.deepEqual(Object.keys(res.body.installments[0]), [
-    'id', 'subscription_id', 'due_date', 'state', 'retry_at', 'line_items', 'shipping_address', 'billing_address',
+    'id', 'subscription_id', 'user', 'due_date', 'state', 'retry_at', 'line_items', 'shipping_address', 'billing_address',
     'payment_method_id', 'payment_source_id', 'currency', 'attempts', 'created_at', 'updated_at',
   ])
 })
@@ -86,4 +86,33 @@ test('GET /admin/api/v1/installments/:id: the installment with its attempts; 404
   const customer = await server.request('GET', `/admin/api/v1/installments/${id}`, { key: alice.key })
   assert.deepEqual([customer.status, customer.body], [401, { error: 'Invalid admin token.' }])
   assert.notEqual(ADMIN_TOKEN, alice.key)
+})
+
+test('installments name their customer (C13): user {id, email, external_id} in the admin API, the customer API, outcome answers and every installment event, in one key order', async (t) => {
+  const server = await startTestServer(t, { REPLENISH_TODAY: '2026-01-15' })
+  const made = await admin(server, 'POST', '/users', { user: { email: 'Shop.Customer@example.com', external_id: 'crm-42' } })
+  assert.equal(made.status, 201, made.text)
+  const key = (await admin(server, 'POST', `/users/${made.body.id}/api_keys`)).body.key as string
+  const item = await seedSubscribable(server.store)
+  const sub = await createSubscription(server, key, { actionable_date: '2026-01-15', line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
+  await processAsOf(server, '2026-01-15')
+  const user = { id: made.body.id, email: 'Shop.Customer@example.com', external_id: 'crm-42' }
+
+  const listed = (await admin(server, 'GET', `/installments?subscription_id=${sub.id}`)).body.installments[0]
+  assert.deepEqual(listed.user, user)
+  const shown = (await admin(server, 'GET', `/installments/${listed.id}`)).body
+  assert.deepEqual(shown, listed)
+  const customer = (await server.request('GET', `/api/v1/subscriptions/${sub.id}/installments`, { key })).body.installments[0]
+  assert.deepEqual(customer, listed)
+  // installment.created is built in SQL: the same object, byte for byte (key order included), as the JS rendering.
+  const [created] = await server.store.events.ofSubscription(sub.id, 0, 1)
+  assert.equal(created?.type, 'installment.created')
+  assert.equal(JSON.stringify(created?.data), JSON.stringify({ object: shown }))
+
+  const outcome = await admin(server, 'POST', `/installments/${listed.id}/outcome`, { outcome: { result: 'failed' } })
+  assert.equal(outcome.status, 200, outcome.text)
+  assert.deepEqual(outcome.body.user, user)
+  const events = (await server.store.events.ofSubscription(sub.id, 0, 2)).reverse()
+  assert.deepEqual(events.map((e) => e.type), ['installment.failed', 'installment.retry_scheduled'])
+  for (const e of events) assert.equal(JSON.stringify(e.data), JSON.stringify({ object: outcome.body }))
 })

@@ -89,7 +89,9 @@ test('the installment is a snapshot: line items with sku and name, addresses, pa
   assert.equal(res.status, 200)
   const sku = async (id: number) => (await server.store.catalog.findSubscribable(id))?.sku
   const expected = {
-    id: made.id, subscription_id: sub.id, due_date: '2026-02-20', state: 'pending', retry_at: null,
+    id: made.id, subscription_id: sub.id,
+    user: { id: alice.id, email: (await admin(server, 'GET', `/users/${alice.id}`)).body.email, external_id: null },
+    due_date: '2026-02-20', state: 'pending', retry_at: null,
     line_items: [
       { subscribable_id: item, sku: await sku(item), name: 'Coffee', quantity: 2 },
       { subscribable_id: other, sku: await sku(other), name: 'Coffee', quantity: 5 },

@@ -197,6 +197,8 @@ export const openApiDocument: Record<string, unknown> = {
         properties: {
           id: { type: 'integer' },
           subscription_id: { type: 'integer' },
+          // The subscription's owner (C13); an erased user's email is null.
+          user: { type: 'object', properties: { id: { type: 'integer' }, email: nullable('string'), external_id: nullable('string') } },
           due_date: { type: 'string', format: 'date' },
           state: { type: 'string', enum: ['pending', 'retrying', 'fulfilled', 'abandoned'] },
           retry_at: nullable('string', { format: 'date-time' }),

@@ -11,6 +11,7 @@ function toInstallment(r: Row): Installment {
   return {
     id: r['id'] as number,
     subscription_id: r['subscription_id'] as number,
+    user: { id: r['user_id'] as number, email: r['user_email'] as string | null, external_id: r['user_external_id'] as string | null },
     due_date: r['due_date'] as string,
     state: r['state'] as InstallmentState,
     retry_at: r['retry_at'] as string | null,
@@ -51,6 +52,15 @@ const toDueRow = (r: DueArray): DueRow => ({
   has_items: r[8] === 1,
   due_floor: r[9],
 })
+
+/**
+ * An installment row with its customer (C13): the subscription's owner, read through the
+ * subscription at each read, so a changed or erased email shows as it stands now. Every read of
+ * whole installments selects these columns from this join (`toInstallment` needs both).
+ */
+const INSTALLMENT_COLUMNS = 'i.*, u.id AS user_id, u.email AS user_email, u.external_id AS user_external_id'
+const withUser = (installments: string): string =>
+  `${installments} JOIN subscriptions s ON s.id = i.subscription_id JOIN users u ON u.id = s.user_id`
 
 const ACTING = "state IN ('active', 'pending_cancellation')"
 /** The subscription `alias` has something to deliver. */
@@ -109,28 +119,32 @@ export function installmentsStore(db: DatabaseSync) {
       successive_skip_count = 0, processing_state = CASE WHEN p.value ->> 4 THEN 'pending' ELSE processing_state END, updated_at = ?2
     FROM json_each(?1) p WHERE subscriptions.id = p.value ->> 0`)
   // installment.created for every installment after ?1. The object is C3's installment exactly as
-  // renderInstallment writes it (test/processing holds the two together); built here, a million
-  // events cost no round trip through JavaScript. A batch holds one installment per subscription,
+  // renderInstallment writes it, keys in the same order (test/processing holds the two together);
+  // built here, a million events cost no round trip through JavaScript. The customer comes by two
+  // primary-key lookups per row (subscription, user). A batch holds one installment per subscription,
   // so each prev_id read here is still the subscription's latest event when its row goes in (the
   // events_chain trigger refuses a stale one: migration 2).
   const createdEvents = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at, prev_id)
     SELECT 'installment.created', i.subscription_id, json_object('object', json_object(
-        'id', i.id, 'subscription_id', i.subscription_id, 'due_date', i.due_date, 'state', i.state, 'retry_at', i.retry_at,
+        'id', i.id, 'subscription_id', i.subscription_id,
+        'user', json_object('id', u.id, 'email', u.email, 'external_id', u.external_id), 'due_date', i.due_date, 'state', i.state, 'retry_at', i.retry_at,
         'line_items', json(i.line_items), 'shipping_address', json(i.shipping_address), 'billing_address', json(i.billing_address),
         'payment_method_id', i.payment_method_id, 'payment_source_id', i.payment_source_id, 'currency', i.currency,
         'attempts', json_array(), 'created_at', i.created_at, 'updated_at', i.updated_at)), ?2,
       ${latestEventOf('i.subscription_id')}
-    FROM installments i WHERE i.id > ?1 ORDER BY i.id`)
+    FROM ${withUser('installments i')} WHERE i.id > ?1 ORDER BY i.id`)
 
-  const byId = db.prepare('SELECT * FROM installments WHERE id = ?')
+  const byId = db.prepare(`SELECT ${INSTALLMENT_COLUMNS} FROM ${withUser('installments i')} WHERE i.id = ?`)
   const change = db.prepare(`UPDATE installments SET state = ?, retry_at = ?, first_failed_at = ?, replayable_attempt_id = ?, updated_at = ?
-    WHERE id = ? RETURNING *`)
-  const retriesDue = db.prepare(`SELECT * FROM installments INDEXED BY installments_state
-    WHERE state = 'retrying' AND retry_at <= ? ORDER BY retry_at, id LIMIT ?`)
+    WHERE id = ?`)
+  const retriesDue = db.prepare(`SELECT ${INSTALLMENT_COLUMNS} FROM ${withUser('installments i INDEXED BY installments_state')}
+    WHERE i.state = 'retrying' AND i.retry_at <= ? ORDER BY i.retry_at, i.id LIMIT ?`)
   const countRetriesDue = db.prepare("SELECT count(*) AS n FROM installments WHERE state = 'retrying' AND retry_at <= ?")
-  const openOf = db.prepare("SELECT * FROM installments WHERE subscription_id = ? AND state IN ('pending', 'retrying') ORDER BY id")
+  const openOf = db.prepare(`SELECT ${INSTALLMENT_COLUMNS} FROM ${withUser('installments i')}
+    WHERE i.subscription_id = ? AND i.state IN ('pending', 'retrying') ORDER BY i.id`)
   const latestOf = db.prepare('SELECT id FROM installments WHERE subscription_id = ? ORDER BY due_date DESC LIMIT 1')
-  const ofSubscription = db.prepare('SELECT * FROM installments WHERE subscription_id = ? ORDER BY due_date DESC LIMIT ? OFFSET ?')
+  const ofSubscription = db.prepare(`SELECT ${INSTALLMENT_COLUMNS} FROM ${withUser('installments i')}
+    WHERE i.subscription_id = ? ORDER BY i.due_date DESC LIMIT ? OFFSET ?`)
   const countOfSubscription = db.prepare('SELECT count(*) AS n FROM installments WHERE subscription_id = ?')
   const attemptsIn = db.prepare('SELECT * FROM installment_attempts WHERE installment_id IN (SELECT value FROM json_each(?)) ORDER BY id')
   const lastAttempt = db.prepare('SELECT * FROM installment_attempts WHERE installment_id = ? ORDER BY id DESC LIMIT 1')
@@ -188,8 +202,10 @@ export function installmentsStore(db: DatabaseSync) {
       const r = byId.get(id) as Row | undefined
       return r ? toInstallment(r) : undefined
     },
+    /** Changes the row and answers it as read back (RETURNING cannot join its customer). */
     change(id: number, c: InstallmentChange, at: string): Installment {
-      return toInstallment(change.get(c.state, c.retry_at, c.first_failed_at, c.replayable_attempt_id, at, id) as Row)
+      change.run(c.state, c.retry_at, c.first_failed_at, c.replayable_attempt_id, at, id)
+      return toInstallment(byId.get(id) as Row)
     },
     /** Retrying installments whose retry time has come, oldest first. */
     retriesDue(nowIso: string, limit: number): Installment[] {
@@ -213,12 +229,13 @@ export function installmentsStore(db: DatabaseSync) {
       return (countOfSubscription.get(subscriptionId) as { n: number }).n
     },
     adminList(f: AdminInstallmentFilter): Installment[] {
-      const where = ['id > ?']
+      const where = ['i.id > ?']
       const args: (string | number)[] = [f.after]
-      if (f.state !== undefined) { where.push('state = ?'); args.push(f.state) }
-      if (f.subscriptionId !== undefined) { where.push('subscription_id = ?'); args.push(f.subscriptionId) }
+      if (f.state !== undefined) { where.push('i.state = ?'); args.push(f.state) }
+      if (f.subscriptionId !== undefined) { where.push('i.subscription_id = ?'); args.push(f.subscriptionId) }
       args.push(f.limit)
-      return (db.prepare(`SELECT * FROM installments WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...args) as Row[]).map(toInstallment)
+      return (db.prepare(`SELECT ${INSTALLMENT_COLUMNS} FROM ${withUser('installments i')} WHERE ${where.join(' AND ')} ORDER BY i.id LIMIT ?`)
+        .all(...args) as Row[]).map(toInstallment)
     },
     /** Attempts of these installments, oldest first. */
     attemptsOf(installmentIds: readonly number[]): Map<number, Attempt[]> {

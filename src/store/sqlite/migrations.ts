@@ -237,6 +237,29 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 5,
+    // Issue 17: where the shop's order system is told about events (C10, C11). `secret` is kept as
+    // it is, not hashed: it is a shared HMAC key the delivery must sign with, not a password.
+    // After a rotation the old secret signs too until `previous_secret_expires_at` (C13: 24 h).
+    // A delete only sets `deleted_at`: the endpoint is gone for the API, while the deliveries
+    // made to it keep something to refer to; its secrets are blanked then, being of no more use.
+    name: 'webhook endpoints',
+    sql: `
+      CREATE TABLE webhook_endpoints (
+        id INTEGER PRIMARY KEY,
+        url TEXT NOT NULL,
+        events TEXT NOT NULL,
+        description TEXT,
+        secret TEXT NOT NULL,
+        previous_secret TEXT,
+        previous_secret_expires_at TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        deleted_at TEXT
+      ) STRICT;
+    `,
+  },
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0

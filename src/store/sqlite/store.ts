@@ -13,6 +13,7 @@ import { eventsStore } from './events-store.ts'
 import { idempotencyStore } from './idempotency-store.ts'
 import { installmentsStore } from './installments-store.ts'
 import { leaseStore } from './lease-store.ts'
+import { webhooksStore } from './webhooks-store.ts'
 import { readFacade, unitFacade } from './facade.ts'
 import type { Store, Tx, Unit } from '../api.ts'
 
@@ -102,6 +103,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     idempotency: idempotencyStore(db),
     installments: installmentsStore(db),
     leases: leaseStore(db),
+    webhooks: webhooksStore(db),
   }
   const tx: Tx = {
     accounts: unitFacade(repos.accounts, writer),
@@ -111,6 +113,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     idempotency: unitFacade(repos.idempotency, writer),
     installments: unitFacade(repos.installments, writer),
     leases: unitFacade(repos.leases, writer),
+    webhooks: unitFacade(repos.webhooks, writer),
   }
   const ping = db.prepare('SELECT 1 AS ok')
   const dataVersion = db.prepare('PRAGMA data_version')
@@ -144,6 +147,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     idempotency: readFacade(repos.idempotency, writer),
     installments: readFacade(repos.installments, writer),
     leases: readFacade(repos.leases, writer),
+    webhooks: readFacade(repos.webhooks, writer),
     write<T>(unit: Unit<T>): Promise<T> {
       return writer.write(() => unit(tx))
     },

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto'
+import { notFound } from '../http/http-error.ts'
+import { FieldErrors } from '../domain/field-errors.ts'
+import { ALL_EVENTS, isEventType } from '../domain/events.ts'
+import type { App } from '../api/shared/app.ts'
+import { authenticateAdmin } from '../api/shared/auth.ts'
+import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
+import { cursorBody, parseId, readCursor, rootObject } from '../api/shared/params.ts'
+import type { NewWebhookEndpoint, WebhookEndpoint } from '../store/api.ts'
+import { changeFound } from './change-found.ts'
+import { check, optionalString, requiredString } from './input.ts'
+
+/** Long enough for any real receiver's address; the rest of the row is bounded by the body limit. */
+const MAX_URL_LENGTH = 2048
+
+/** C13: after a rotation the old secret still signs for 24 h, so a shop can roll without downtime. */
+export const PREVIOUS_SECRET_VALID_MS = 24 * 60 * 60 * 1000
+
+/** A new signing secret: `whsec_` and 256 random bits, URL-safe (Stripe's shape). */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`
+}
+
+/** The C11 body; `secret` only in the answers of create and rotate_secret. */
+const render = (e: WebhookEndpoint, secret?: string): Record<string, unknown> => ({
+  id: e.id,
+  url: e.url,
+  events: e.events,
+  description: e.description,
+  ...(secret !== undefined ? { secret } : {}),
+  created_at: e.created_at,
+  updated_at: e.updated_at,
+})
+
+/**
+ * An absolute http(s) address. Plain http and loopback are allowed (C10: self-hosters on a LAN);
+ * `http:host` without the slashes is refused even though WHATWG URL parsing would accept it. The
+ * parser refuses an http(s) URL without a host (`http://`).
+ */
+function readUrl(attrs: Record<string, unknown>, errors: FieldErrors): string | undefined {
+  const url = requiredString(attrs, 'url', errors, MAX_URL_LENGTH)
+  if (url === undefined) return undefined
+  if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) return errors.add('url', 'invalid')
+  return url
+}
+
+/**
+ * A list of C10 event types, or `*` for all (then stored as `["*"]` alone). Empty strings are
+ * dropped first: an HTML form's check boxes send a hidden `events[]=` (Rails does the same).
+ * Duplicates are kept once, in the order given.
+ */
+function readEvents(attrs: Record<string, unknown>, errors: FieldErrors): string[] | undefined {
+  const raw = attrs['events']
+  if (raw === undefined || raw === null || raw === '') return errors.add('events', 'blank')
+  if (!Array.isArray(raw)) return errors.add('events', 'invalid')
+  const given = raw.filter((t) => t !== '')
+  if (given.length === 0) return errors.add('events', 'blank')
+  if (!given.every((t) => t === ALL_EVENTS || isEventType(t))) return errors.add('events', 'inclusion')
+  return given.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(given as string[])]
+}
+
+function readEndpoint(attrs: Record<string, unknown>): Omit<NewWebhookEndpoint, 'secret'> {
+  const errors = new FieldErrors()
+  // One field after the other: the 422 body lists the fields in this order.
+  const url = readUrl(attrs, errors)
+  const events = readEvents(attrs, errors)
+  const description = optionalString(attrs, 'description', errors)
+  check(errors)
+  return { url: url as string, events: events as string[], description }
+}
+
+export const createWebhookEndpoint = (app: App): ApiHandler => async (ctx, call) => {
+  await authenticateAdmin(app, ctx)
+  const fields = readEndpoint(rootObject(ctx, 'webhook_endpoint'))
+  const secret = newWebhookSecret()
+  return call.commit(async (tx) => ok(render(await tx.webhooks.createEndpoint({ ...fields, secret }), secret), 201))
+}
+
+export const listWebhookEndpoints = (app: App): ApiHandler => async (ctx) => {
+  await authenticateAdmin(app, ctx)
+  const { after, limit } = readCursor(ctx.query)
+  return ok(cursorBody('webhook_endpoints', await app.store.webhooks.listEndpoints(after, limit + 1), limit, (e) => render(e)))
+}
+
+export const showWebhookEndpoint = (app: App): ApiHandler => async (ctx) => {
+  await authenticateAdmin(app, ctx)
+  const endpoint = await app.store.webhooks.findEndpoint(parseId(ctx.params['id']))
+  if (!endpoint) throw notFound()
+  return ok(render(endpoint))
+}
+
+/** The endpoint as it was; from now on it is gone (404) and nothing more is delivered to it. */
+export const deleteWebhookEndpoint = (app: App): ApiHandler =>
+  changeFound(app, (tx, id) => tx.webhooks.findEndpoint(id), async (tx, endpoint) => {
+    await tx.webhooks.deleteEndpoint(endpoint.id)
+    return ok(render(endpoint))
+  })
+
+/** A new secret, shown in this answer only; the old one keeps signing for 24 h (C13). */
+export const rotateWebhookSecret = (app: App): ApiHandler =>
+  changeFound(app, (tx, id) => tx.webhooks.findEndpoint(id), async (tx, endpoint) => {
+    const secret = newWebhookSecret()
+    return ok(render(await tx.webhooks.rotateSecret(endpoint.id, secret, PREVIOUS_SECRET_VALID_MS), secret))
+  })
