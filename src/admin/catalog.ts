@@ -1,12 +1,12 @@
 import { notFound } from '../http/http-error.ts'
-import { FieldErrors, readId } from '../domain/field-errors.ts'
+import { FieldErrors } from '../domain/field-errors.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
-import { cursorBody, parseId, readCursor, rootObject } from '../api/shared/params.ts'
+import { cursorBody, parseId, rootObject } from '../api/shared/params.ts'
 import { presentJson, recordLineItemEvent } from '../api/shared/subscription-actions.ts'
 import { changeFound } from './change-found.ts'
-import { check, optionalBoolean, optionalInteger, optionalString, requiredId, requiredString } from './input.ts'
+import { ID_PARAM, check, optionalBoolean, optionalInteger, optionalString, readListQuery, requiredId, requiredString } from './input.ts'
 
 // ---- payment methods ----------------------------------------------------------------------------
 
@@ -24,7 +24,7 @@ export const createPaymentMethod = (app: App): ApiHandler => async (ctx, call) =
 
 export const listPaymentMethods = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
-  const { after, limit } = readCursor(ctx.query)
+  const { after, limit } = readListQuery(ctx.query, {})
   return ok(cursorBody('payment_methods', await app.store.catalog.listPaymentMethods(after, limit + 1), limit, (m) => m))
 }
 
@@ -72,10 +72,8 @@ export const createPaymentSource = (app: App): ApiHandler => async (ctx, call) =
 
 export const listPaymentSources = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
-  const { after, limit } = readCursor(ctx.query)
-  const userParam = ctx.query.get('user_id')
-  const userId = userParam === null ? undefined : (readId(userParam) ?? -1)
-  return ok(cursorBody('payment_sources', await app.store.catalog.listPaymentSources(userId, after, limit + 1), limit, (p) => p))
+  const { after, limit, user_id } = readListQuery(ctx.query, { user_id: ID_PARAM })
+  return ok(cursorBody('payment_sources', await app.store.catalog.listPaymentSources(user_id, after, limit + 1), limit, (p) => p))
 }
 
 export const showPaymentSource = (app: App): ApiHandler => async (ctx) => {
@@ -115,7 +113,7 @@ export const createSubscribable = (app: App): ApiHandler => async (ctx, call) =>
 
 export const listSubscribables = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
-  const { after, limit } = readCursor(ctx.query)
+  const { after, limit } = readListQuery(ctx.query, {})
   return ok(cursorBody('subscribables', await app.store.catalog.listSubscribables(after, limit + 1), limit, (s) => s))
 }
 

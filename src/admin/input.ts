@@ -1,4 +1,5 @@
 import { FieldErrors, ValidationFailed, readId } from '../domain/field-errors.ts'
+import { isDate } from '../domain/dates.ts'
 
 /** Small readers for admin bodies; each adds a C4 message to `errors` and answers undefined on failure. */
 export function requiredString(attrs: Record<string, unknown>, field: string, errors: FieldErrors, max = 255): string | undefined {
@@ -44,4 +45,78 @@ export function requiredId(attrs: Record<string, unknown>, field: string, errors
 
 export function check(errors: FieldErrors): void {
   if (!errors.empty) throw new ValidationFailed(errors)
+}
+
+// ---- list query parameters (C13: strict on the admin API) ---------------------------------------
+
+/** What one filter of an admin list accepts; its value reaches the handler typed (`id` → number). */
+export type ParamRule =
+  | { readonly kind: 'id' }
+  | { readonly kind: 'date' }
+  | { readonly kind: 'text' }
+  | { readonly kind: 'one_of'; readonly values: readonly string[] }
+
+// Literal types (not widened to ParamRule), so a list's filters come back as number or string.
+export const ID_PARAM = { kind: 'id' } as const satisfies ParamRule
+export const DATE_PARAM = { kind: 'date' } as const satisfies ParamRule
+export const TEXT_PARAM = { kind: 'text' } as const satisfies ParamRule
+export const oneOf = (values: readonly string[]) => ({ kind: 'one_of', values }) as const satisfies ParamRule
+
+type ParamValue<R extends ParamRule> = R extends { kind: 'id' } ? number : string
+
+export type ListQuery<S extends Record<string, ParamRule>> = {
+  readonly after: number
+  readonly limit: number
+} & { readonly [K in keyof S]: ParamValue<S[K]> | undefined }
+
+export const DEFAULT_LIMIT = 25
+export const MAX_LIMIT = 100
+
+/** An integer as a query string writes it; `1.5`, `1e3`, ` 7` and `abc` are not numbers. */
+function integerParam(raw: string, name: string, errors: FieldErrors): number | undefined {
+  if (!/^-?\d{1,15}$/.test(raw)) return errors.add(name, 'not_a_number')
+  return Number(raw)
+}
+
+function readParam(raw: string, name: string, rule: ParamRule, errors: FieldErrors): number | string | undefined {
+  switch (rule.kind) {
+    case 'id': {
+      const n = integerParam(raw, name, errors)
+      return n !== undefined && n < 1 ? errors.add(name, 'greater_than_0') : n
+    }
+    case 'date':
+      return isDate(raw) ? raw : errors.add(name, 'invalid_date')
+    case 'one_of':
+      return rule.values.includes(raw) ? raw : errors.add(name, 'inclusion')
+    case 'text':
+      return raw
+  }
+}
+
+/**
+ * The one reader of every admin list's query (C13): `after` and `limit` (keyset paging), then the
+ * list's own filters as `filters` names them. A malformed value is a 422 naming every bad
+ * parameter at once, never a silent default (the customer API's lenient C3 paging lives in
+ * src/api/shared/params.ts and does not come here). Names not in `filters` are ignored, and an
+ * empty value counts as absent: an HTML form sends its blank fields as `name=`.
+ */
+export function readListQuery<S extends Record<string, ParamRule>>(query: URLSearchParams, filters: S): ListQuery<S> {
+  const errors = new FieldErrors()
+  const given = (name: string): string | undefined => {
+    const raw = query.get(name)
+    return raw === null || raw === '' ? undefined : raw
+  }
+  const afterRaw = given('after')
+  let after = afterRaw === undefined ? 0 : integerParam(afterRaw, 'after', errors)
+  if (after !== undefined && after < 0) after = errors.add('after', 'greater_than_or_equal_to_0')
+  const limitRaw = given('limit')
+  let limit = limitRaw === undefined ? DEFAULT_LIMIT : integerParam(limitRaw, 'limit', errors)
+  if (limit !== undefined && (limit < 1 || limit > MAX_LIMIT)) limit = errors.add('limit', 'between_1_and', MAX_LIMIT)
+  const out: Record<string, number | string | undefined> = {}
+  for (const [name, rule] of Object.entries(filters)) {
+    const raw = given(name)
+    out[name] = raw === undefined ? undefined : readParam(raw, name, rule, errors)
+  }
+  check(errors)
+  return { ...out, after: after as number, limit: limit as number } as ListQuery<S>
 }

@@ -1,32 +1,43 @@
 import { notFound } from '../http/http-error.ts'
-import { readId } from '../domain/field-errors.ts'
-import { renderInstallment, type Installment } from '../domain/installment.ts'
+import { INSTALLMENT_STATES, renderInstallment, type Installment } from '../domain/installment.ts'
 import { readOutcome, type OutcomeInput } from '../domain/outcome.ts'
 import type { Tx } from '../store/api.ts'
 import { cancel } from '../domain/lifecycle.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
-import { cursorBody, parseId, readCursor, rootObject } from '../api/shared/params.ts'
+import { cursorBody, parseId, rootObject } from '../api/shared/params.ts'
 import { applyTransition } from '../api/shared/subscription-actions.ts'
 import { changeFound } from './change-found.ts'
+import { DATE_PARAM, ID_PARAM, oneOf, readListQuery } from './input.ts'
 import { presentInstallment, recordOutcome } from '../processing/installment-actions.ts'
 
-/** GET /installments?state=&subscription_id=&after=&limit=: keyset pages in id order (C11). */
+const INSTALLMENT_FILTERS = {
+  state: oneOf(INSTALLMENT_STATES),
+  subscription_id: ID_PARAM,
+  user_id: ID_PARAM,
+  due_after: DATE_PARAM,
+  due_before: DATE_PARAM,
+}
+
+/**
+ * GET /installments?state=&subscription_id=&user_id=&due_after=&due_before=&after=&limit=: keyset
+ * pages in id order (C11, C13); both due bounds exclusive, as `actionable_before` is.
+ */
 export const listInstallments = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
-  const { after, limit } = readCursor(ctx.query)
-  const q = ctx.query
-  const subscription = q.get('subscription_id')
+  const q = readListQuery(ctx.query, INSTALLMENT_FILTERS)
   const rows = await app.store.installments.adminList({
-    after,
-    limit: limit + 1,
-    state: q.get('state') || undefined,
-    // An id that is not one matches nothing, as an unknown state does.
-    subscriptionId: subscription === null || subscription === '' ? undefined : (readId(subscription) ?? -1),
+    after: q.after,
+    limit: q.limit + 1,
+    state: q.state,
+    subscriptionId: q.subscription_id,
+    userId: q.user_id,
+    dueAfter: q.due_after,
+    dueBefore: q.due_before,
   })
-  const attempts = await app.store.installments.attemptsOf(rows.slice(0, limit).map((i) => i.id))
-  return ok(cursorBody('installments', rows, limit, (i) => renderInstallment(i, attempts.get(i.id) ?? [])))
+  const attempts = await app.store.installments.attemptsOf(rows.slice(0, q.limit).map((i) => i.id))
+  return ok(cursorBody('installments', rows, q.limit, (i) => renderInstallment(i, attempts.get(i.id) ?? [])))
 }
 
 export const showInstallment = (app: App): ApiHandler => async (ctx) => {

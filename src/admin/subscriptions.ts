@@ -1,33 +1,29 @@
 import type { Ctx } from '../http/types.ts'
 import { notFound } from '../http/http-error.ts'
-import { readId } from '../domain/field-errors.ts'
-import { isDate } from '../domain/dates.ts'
 import { activate, cancel, pause, resume, skip, type Transition } from '../domain/lifecycle.ts'
 import { renderSubscription } from '../domain/representation.ts'
-import type { Subscription } from '../domain/types.ts'
+import { STATES, type Subscription } from '../domain/types.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
 import { ok, okJson, type ApiHandler } from '../api/shared/endpoint.ts'
-import { cursorBody, optionalRoot, parseId, readCursor } from '../api/shared/params.ts'
+import { cursorBody, optionalRoot, parseId } from '../api/shared/params.ts'
 import { applyTransition } from '../api/shared/subscription-actions.ts'
 import { changeFound } from './change-found.ts'
+import { DATE_PARAM, ID_PARAM, TEXT_PARAM, oneOf, readListQuery } from './input.ts'
 
 export const listSubscriptions = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
-  const { after, limit } = readCursor(ctx.query)
-  const q = ctx.query
-  const userParam = q.get('user_id')
-  const before = q.get('actionable_before')
+  const q = readListQuery(ctx.query, { state: oneOf(STATES), user_id: ID_PARAM, actionable_before: DATE_PARAM })
   const subs = await app.store.subscriptions.adminList({
-    after,
-    limit: limit + 1,
-    state: q.get('state') || undefined,
-    userId: userParam === null || userParam === '' ? undefined : (readId(userParam) ?? -1),
-    actionableBefore: before !== null && isDate(before) ? before : undefined,
+    after: q.after,
+    limit: q.limit + 1,
+    state: q.state,
+    userId: q.user_id,
+    actionableBefore: q.actionable_before,
   })
-  const shown = subs.slice(0, limit)
+  const shown = subs.slice(0, q.limit)
   const items = await app.store.subscriptions.lineItemsOfMany(shown.map((s) => s.id))
-  return ok(cursorBody('subscriptions', subs, limit, (s) => renderSubscription(s, items.get(s.id) ?? [])))
+  return ok(cursorBody('subscriptions', subs, q.limit, (s) => renderSubscription(s, items.get(s.id) ?? [])))
 }
 
 /** The same body as the customer's GET (C3), from the same cache. */
@@ -57,7 +53,6 @@ export const activateSubscription = (app: App): ApiHandler => transitionRoute(ap
 /** GET /events?after=&limit=&type=: the cursor feed for shops that poll (C10). */
 export const eventFeed = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
-  const { after, limit } = readCursor(ctx.query)
-  const type = ctx.query.get('type') || undefined
+  const { after, limit, type } = readListQuery(ctx.query, { type: TEXT_PARAM })
   return ok(cursorBody('events', await app.store.events.feed(after, limit + 1, type), limit, (e) => e))
 }

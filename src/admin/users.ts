@@ -4,10 +4,10 @@ import { FieldErrors, isRecord } from '../domain/field-errors.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin, sha256 } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
-import { cursorBody, parseId, readCursor, rootObject } from '../api/shared/params.ts'
+import { cursorBody, parseId, rootObject } from '../api/shared/params.ts'
 import type { ApiKeyRecord } from '../store/api.ts'
 import { changeFound } from './change-found.ts'
-import { check, optionalString, requiredString } from './input.ts'
+import { TEXT_PARAM, check, optionalString, readListQuery, requiredString } from './input.ts'
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/
 const MIN_IMPORTED_KEY = 16
@@ -37,8 +37,9 @@ export const createUser = (app: App): ApiHandler => async (ctx, call) => {
 
 export const listUsers = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
-  const { after, limit } = readCursor(ctx.query)
-  return ok(cursorBody('users', await app.store.accounts.listUsers(after, limit + 1), limit, (u) => u))
+  const q = readListQuery(ctx.query, { email: TEXT_PARAM, external_id: TEXT_PARAM })
+  const users = await app.store.accounts.listUsers(q.after, q.limit + 1, { email: q.email, externalId: q.external_id })
+  return ok(cursorBody('users', users, q.limit, (u) => u))
 }
 
 export const showUser = (app: App): ApiHandler => async (ctx) => {

@@ -5,10 +5,10 @@ import { ALL_EVENTS, isEventType } from '../domain/events.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
-import { cursorBody, parseId, readCursor, rootObject } from '../api/shared/params.ts'
+import { cursorBody, parseId, rootObject } from '../api/shared/params.ts'
 import type { NewWebhookEndpoint, WebhookEndpoint } from '../store/api.ts'
 import { changeFound } from './change-found.ts'
-import { check, optionalString, requiredString } from './input.ts'
+import { check, optionalString, readListQuery, requiredString } from './input.ts'
 
 /** Long enough for any real receiver's address; the rest of the row is bounded by the body limit. */
 const MAX_URL_LENGTH = 2048
@@ -78,7 +78,7 @@ export const createWebhookEndpoint = (app: App): ApiHandler => async (ctx, call)
 
 export const listWebhookEndpoints = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
-  const { after, limit } = readCursor(ctx.query)
+  const { after, limit } = readListQuery(ctx.query, {})
   return ok(cursorBody('webhook_endpoints', await app.store.webhooks.listEndpoints(after, limit + 1), limit, (e) => render(e)))
 }
 

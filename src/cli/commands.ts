@@ -2,7 +2,8 @@ import { accessSync, constants, existsSync, renameSync, rmSync, statSync } from 
 import { dirname, resolve } from 'node:path'
 import type { Config } from '../config.ts'
 import { sha256 } from '../api/shared/auth.ts'
-import { newAdminToken, newApiKey } from '../admin/users.ts'
+import { newApiKey } from '../admin/users.ts'
+import { createAdminToken, isAdminScope, MAX_LABEL_LENGTH } from '../admin/admin-tokens.ts'
 import { backupStore, databaseErrorKind, DatabaseOpenError, SCHEMA_VERSION } from '../store/open.ts'
 import { openConfiguredStore } from './app.ts'
 
@@ -62,17 +63,60 @@ function writableDirectory(dir: string): boolean {
   }
 }
 
-/** `replenish admin-tokens create`: the token alone on the last line of stdout, so scripts can capture it. */
-export async function createAdminTokenCommand(config: Config, out: Out): Promise<number> {
+/**
+ * `replenish admin-tokens create [--scope admin|read|metrics] [--label NAME]`: the token alone on
+ * the last line of stdout, so scripts can capture it.
+ */
+export async function createAdminTokenCommand(config: Config, scopeRaw: string | undefined, labelRaw: string | undefined, out: Out): Promise<number> {
+  const scope = scopeRaw ?? 'admin'
+  if (!isAdminScope(scope)) throw new UsageError(`--scope: ${JSON.stringify(scopeRaw)} is not a scope (expected admin, read or metrics)`)
+  const label = labelRaw === undefined || labelRaw.trim() === '' ? null : labelRaw.trim()
+  if (label !== null && label.length > MAX_LABEL_LENGTH) throw new UsageError(`--label: is too long (maximum is ${MAX_LABEL_LENGTH} characters)`)
   const store = openConfiguredStore(config)
-  const token = newAdminToken()
+  let token: string
   try {
-    await store.write((tx) => tx.accounts.createAdminToken(sha256(token), token.slice(0, 10)))
+    token = (await store.write((tx) => createAdminToken(tx.accounts, scope, label))).token
   } finally {
     await store.close()
   }
-  out('admin token created; it is shown only this once:')
+  out(`admin token created (scope ${scope}); it is shown only this once:`)
   out(token)
+  return 0
+}
+
+/** `replenish admin-tokens list`: a table of the tokens that are not revoked; never a token. */
+export async function listAdminTokensCommand(config: Config, out: Out): Promise<number> {
+  const store = openConfiguredStore(config)
+  const rows: string[][] = [['ID', 'SCOPE', 'PREFIX', 'LABEL', 'CREATED_AT', 'LAST_USED_AT']]
+  try {
+    for (let after = 0; ;) {
+      const page = await store.accounts.listAdminTokens(after, 100)
+      for (const t of page) rows.push([String(t.id), t.scope, t.prefix, t.label ?? '-', t.created_at, t.last_used_at ?? 'never'])
+      if (page.length < 100) break
+      after = page[page.length - 1]?.id ?? after
+    }
+  } finally {
+    await store.close()
+  }
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? []
+  for (const r of rows) out(r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd())
+  return 0
+}
+
+/** `replenish admin-tokens revoke ID`: refused from the next request on. */
+export async function revokeAdminTokenCommand(config: Config, idRaw: string | undefined, out: Out): Promise<number> {
+  if (idRaw === undefined) throw new UsageError('admin-tokens revoke needs the token id: replenish admin-tokens revoke ID')
+  if (!/^[1-9]\d{0,14}$/.test(idRaw)) throw new UsageError(`admin-tokens revoke: ${JSON.stringify(idRaw)} is not a token id (expected a whole number from 1)`)
+  const store = openConfiguredStore(config)
+  try {
+    await store.write(async (tx) => {
+      if (!(await tx.accounts.findAdminToken(Number(idRaw)))) throw new UsageError(`no admin token with id ${idRaw} (see replenish admin-tokens list)`)
+      await tx.accounts.revokeAdminToken(Number(idRaw))
+    })
+  } finally {
+    await store.close()
+  }
+  out(`admin token ${idRaw} revoked`)
   return 0
 }
 

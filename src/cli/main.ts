@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util'
 import { ConfigError, KNOWN_VARIABLES, loadConfig, OPTIONS, parseArgsOptions } from '../config.ts'
 import { databaseErrorKind, DatabaseDirectoryMissing, DatabaseOpenError } from '../store/open.ts'
 import { serve } from './serve.ts'
-import { BackupFailed, backupCommand, createAdminTokenCommand, createKeyCommand, createUserCommand, migrateCommand, UsageError } from './commands.ts'
+import { BackupFailed, backupCommand, createAdminTokenCommand, createKeyCommand, createUserCommand, listAdminTokensCommand, migrateCommand, revokeAdminTokenCommand, UsageError } from './commands.ts'
 import { processCommand } from './process.ts'
 import { helpText } from './help.ts'
 import { VERSION } from '../version.ts'
@@ -25,7 +25,7 @@ export interface CliIo {
 export const EXIT = { ok: 0, failure: 1, usage: 2, database: 3 } as const
 
 /** Flags that belong to one command; given to another they are a usage error, not silently ignored. */
-const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup' }
+const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup', scope: 'admin-tokens create', label: 'admin-tokens create' }
 
 const ARG_OPTIONS = {
   ...parseArgsOptions(),
@@ -36,6 +36,8 @@ const ARG_OPTIONS = {
   email: { type: 'string' },
   user: { type: 'string' },
   force: { type: 'boolean' },
+  scope: { type: 'string' },
+  label: { type: 'string' },
 } as const
 
 export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
@@ -79,9 +81,10 @@ async function run(argv: readonly string[], env: Readonly<Record<string, string 
       noMore(rest)
       return backupCommand(config, sub, values.force === true, io.out)
     case 'admin-tokens':
-      if (sub !== 'create') throw new UsageError('usage: replenish admin-tokens create')
-      noMore(rest)
-      return createAdminTokenCommand(config, io.out)
+      if (sub === 'create') return (noMore(rest), createAdminTokenCommand(config, values.scope, values.label, io.out))
+      if (sub === 'list') return (noMore(rest), listAdminTokensCommand(config, io.out))
+      if (sub === 'revoke') return (noMore(rest.slice(1)), revokeAdminTokenCommand(config, rest[0], io.out))
+      throw new UsageError('usage: replenish admin-tokens create [--scope admin|read|metrics] [--label NAME] | list | revoke ID')
     case 'users':
       if (sub !== 'create') throw new UsageError('usage: replenish users create --email ADDRESS')
       noMore(rest)

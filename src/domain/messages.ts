@@ -86,6 +86,18 @@ export const MESSAGES = {
     fr: 'est trop long (pas plus de %{count} éléments)',
     de: 'ist zu lang (höchstens %{count} Einträge)',
   },
+  greater_than_or_equal_to_0: {
+    en: 'must be greater than or equal to 0',
+    es: 'debe ser mayor que o igual a 0',
+    fr: 'doit être supérieur ou égal à 0',
+    de: 'muss größer oder gleich 0 sein',
+  },
+  between_1_and: {
+    en: 'must be between 1 and %{count}',
+    es: 'debe estar entre 1 y %{count}',
+    fr: 'doit être compris entre 1 et %{count}',
+    de: 'muss zwischen 1 und %{count} liegen',
+  },
   installment_closed: {
     en: 'cannot record an outcome for an installment which is %{count}',
     es: 'no se puede registrar un resultado para una entrega en estado %{count}',

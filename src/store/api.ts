@@ -39,6 +39,21 @@ export interface ApiKeyRecord {
   readonly revoked_at: string | null
 }
 
+/** C13: what an admin token may do. `admin`: everything; `read`: GET/HEAD on the admin API; `metrics`: GET /metrics. */
+export const ADMIN_SCOPES = ['admin', 'read', 'metrics'] as const
+export type AdminScope = (typeof ADMIN_SCOPES)[number]
+
+/** A stored admin token as it is listed: never the token, only its first characters. */
+export interface AdminTokenRecord {
+  readonly id: number
+  readonly label: string | null
+  readonly scope: AdminScope
+  readonly prefix: string
+  readonly created_at: string
+  readonly updated_at: string
+  readonly last_used_at: string | null
+}
+
 export type PaymentSourceFields = Omit<PaymentSource, 'id' | 'created_at' | 'updated_at'>
 
 export interface StoredResponse {
@@ -65,6 +80,16 @@ export interface AdminInstallmentFilter {
   readonly limit: number
   readonly state?: string | undefined
   readonly subscriptionId?: number | undefined
+  readonly userId?: number | undefined
+  /** Both bounds exclusive, as `actionableBefore` is (decisions.md, "Admin search"). */
+  readonly dueAfter?: string | undefined
+  readonly dueBefore?: string | undefined
+}
+
+/** C13 search: exact matches; `email` ignores case as the unique index does. */
+export interface UserFilter {
+  readonly email?: string | undefined
+  readonly externalId?: string | undefined
 }
 
 export interface InstallmentChange {
@@ -115,11 +140,17 @@ export interface WebhookSecrets {
 export interface AccountReads {
   findUser(id: number): Promise<User | undefined>
   emailTaken(email: string): Promise<boolean>
-  listUsers(after: number, limit: number): Promise<User[]>
+  listUsers(after: number, limit: number, filter?: UserFilter): Promise<User[]>
   apiKeyHashExists(keyHash: string): Promise<boolean>
   findApiKey(id: number): Promise<ApiKeyRecord | undefined>
   userIdForKeyHash(keyHash: string): Promise<number | undefined>
   adminTokenExists(tokenHash: string): Promise<boolean>
+  /** The token this hash names, unless revoked (authentication reads this on every admin request). */
+  adminTokenByHash(tokenHash: string): Promise<AdminTokenRecord | undefined>
+  /** A token that is not revoked. */
+  findAdminToken(id: number): Promise<AdminTokenRecord | undefined>
+  /** Tokens that are not revoked, by id after `after`. */
+  listAdminTokens(after: number, limit: number): Promise<AdminTokenRecord[]>
 }
 
 /** A question validation asks of the catalog (src/domain's Lookups), answered by `CatalogReads.answer`. */
@@ -215,7 +246,10 @@ export interface AccountsTx extends AccountReads {
   createUser(email: string, externalId: string | null): Promise<User>
   createApiKey(userId: number, keyHash: string, prefix: string): Promise<ApiKeyRecord>
   revokeApiKey(id: number): Promise<void>
-  createAdminToken(tokenHash: string, prefix: string): Promise<number>
+  createAdminToken(tokenHash: string, prefix: string, scope?: AdminScope, label?: string | null): Promise<number>
+  revokeAdminToken(id: number): Promise<void>
+  /** Sets last_used_at to now (C13); the caller decides how often (docs/decisions.md). */
+  touchAdminToken(id: number): Promise<void>
 }
 
 export interface CatalogTx extends CatalogReads {

@@ -215,8 +215,9 @@ test('junk in query strings never breaks a list', async () => {
   for (const query of ['?after=-1&limit=abc', '?after=1e3&limit=-5', '?state[]=x&user_id=1e3&actionable_before=2026-02-30', `?after=${'9'.repeat(400)}`, '?type=%00&after=%ff']) {
     for (const path of ['/admin/api/v1/subscriptions', '/admin/api/v1/users', '/admin/api/v1/events', '/admin/api/v1/payment_sources']) {
       const res = await server.request('GET', `${path}${query}`, { key: ADMIN_TOKEN })
-      assert.equal(res.status, 200, `${path}${query}`)
-      assert.equal('next_after' in res.body, true)
+      // The admin API is strict (C13): a page, or a 422 naming the bad parameters (test/admin/strict-query.test.ts).
+      if (res.status === 422) assert.ok(Object.values(res.body).every(Array.isArray), `${path}${query}`)
+      else assert.deepEqual([res.status, 'next_after' in res.body], [200, true], `${path}${query}`)
     }
   }
   assert.deepEqual(server.errors, [])

@@ -66,7 +66,7 @@ test('a bad command, flag or value exits 2 with one line naming it, before touch
     [['keys', 'create'], { REPLENISH_DB: db }, 'replenish: keys create needs --user ID'],
     [['keys', 'create', '--user', 'abc'], { REPLENISH_DB: db }, 'replenish: --user: "abc" is not a user id (expected a whole number from 1)'],
     [['serve', '--force'], { REPLENISH_DB: db }, 'replenish: --force is only for `replenish backup`'],
-    [['admin-tokens'], { REPLENISH_DB: db }, 'replenish: usage: replenish admin-tokens create'],
+    [['admin-tokens'], { REPLENISH_DB: db }, 'replenish: usage: replenish admin-tokens create [--scope admin|read|metrics] [--label NAME] | list | revoke ID'],
     [['backup'], { REPLENISH_DB: db }, 'replenish: backup needs a target file: replenish backup FILE [--force]'],
     [['backup', join(dir, 'copy.db')], { REPLENISH_DB: db }, `replenish: there is no database at ${db} to back up`],
   ]

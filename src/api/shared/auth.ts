@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { HttpError } from '../../http/http-error.ts'
 import type { Ctx } from '../../http/types.ts'
 import type { App } from './app.ts'
+import type { AdminScope, AdminTokenRecord } from '../../store/api.ts'
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="replenish"' }
 const KEY_CACHE_MS = 10_000
@@ -63,7 +64,20 @@ function admit(app: App, ctx: Ctx, userId: number, hash: string): number {
   return userId
 }
 
-/** C2: the admin API answers only to an admin token (the configured one or a stored one). */
+const FORBIDDEN = { error: "This token's scope does not allow this request." }
+
+/** C13: at most one write of a stored token's last_used_at per minute, so authenticating stays a read. */
+const LAST_USED_EVERY_MS = 60_000
+
+/** Per app: stored token id → when this process last asked for its last_used_at to be written. */
+const touchedOf = new WeakMap<App, Map<number, number>>()
+
+/**
+ * C2, C13: the admin API and /metrics answer only to an admin token (the configured one, which is
+ * scope `admin`, or a stored one that is not revoked), then only within its scope: an unknown
+ * token is 401 whatever it asks, a known one outside its scope is 403. The one place scopes are
+ * checked. No cache: a revocation holds from the next request on.
+ */
 export async function authenticateAdmin(app: App, ctx: Ctx): Promise<void> {
   const token = bearerToken(ctx)
   if (token === undefined) throw new HttpError(401, { error: 'You must specify an admin token.' }, CHALLENGE)
@@ -76,7 +90,37 @@ export async function authenticateAdmin(app: App, ctx: Ctx): Promise<void> {
   }
   const address = clientAddress(app, ctx)
   app.limits.checkAddress(address)
-  if (await app.store.accounts.adminTokenExists(hash)) return
-  app.limits.recordFailure(address)
-  throw new HttpError(401, { error: 'Invalid admin token.' }, CHALLENGE)
+  const stored = await app.store.accounts.adminTokenByHash(hash)
+  if (stored === undefined) {
+    app.limits.recordFailure(address)
+    throw new HttpError(401, { error: 'Invalid admin token.' }, CHALLENGE)
+  }
+  noteUse(app, stored)
+  if (!scopeAllows(stored.scope, ctx.method, ctx.path)) throw new HttpError(403, FORBIDDEN)
+}
+
+/** C13's scopes: `read` is GET and HEAD on the admin API, `metrics` is GET /metrics alone. */
+export function scopeAllows(scope: AdminScope, method: string, path: string): boolean {
+  if (scope === 'admin') return true
+  if (scope === 'read') return (method === 'GET' || method === 'HEAD') && path.startsWith('/admin/')
+  return method === 'GET' && path === '/metrics'
+}
+
+/**
+ * last_used_at without a write per request: written in a unit of its own, not awaited (the
+ * request never waits on it), only when the stored value is a minute old or more and this
+ * process has not asked for it in the last minute. A failure is logged, never the caller's.
+ */
+function noteUse(app: App, token: AdminTokenRecord): void {
+  const now = Date.now()
+  const touched = touchedOf.get(app) ?? new Map<number, number>()
+  touchedOf.set(app, touched)
+  const storedAt = token.last_used_at === null ? 0 : Date.parse(token.last_used_at)
+  if (now - storedAt < LAST_USED_EVERY_MS || now - (touched.get(token.id) ?? 0) < LAST_USED_EVERY_MS) return
+  if (touched.size > 10_000) touched.clear()
+  touched.set(token.id, now)
+  app.store.write((tx) => tx.accounts.touchAdminToken(token.id)).catch((err: unknown) => {
+    const entry = { time: new Date().toISOString(), level: 'error', message: `could not record the use of admin token ${token.id}: ${String(err)}` }
+    process.stderr.write(JSON.stringify(entry) + '\n')
+  })
 }

@@ -74,14 +74,6 @@ export function pageJson(key: string, items: readonly string[], page: Page, tota
   return `{${JSON.stringify(key)}:[${items.join(',')}],${JSON.stringify(pageMeta(items.length, page, total)).slice(1)}`
 }
 
-/** Admin lists: `?after=<id>&limit=` keyset pagination (default 25, at most 100). */
-export function readCursor(query: URLSearchParams): { after: number; limit: number } {
-  const afterRaw = query.get('after')
-  const after = afterRaw !== null && /^\d{1,15}$/.test(afterRaw) ? Number(afterRaw) : 0
-  const limit = Math.min(positive(query.get('limit')) ?? 25, 100)
-  return { after, limit }
-}
-
 /** Fetch one more than asked, so `next_after` is null exactly when nothing follows. */
 export function cursorBody<T extends { id: number }>(key: string, rows: T[], limit: number, render: (row: T) => unknown): Record<string, unknown> {
   const more = rows.length > limit

@@ -233,6 +233,9 @@ export function installmentsStore(db: DatabaseSync) {
       const args: (string | number)[] = [f.after]
       if (f.state !== undefined) { where.push('i.state = ?'); args.push(f.state) }
       if (f.subscriptionId !== undefined) { where.push('i.subscription_id = ?'); args.push(f.subscriptionId) }
+      if (f.userId !== undefined) { where.push('s.user_id = ?'); args.push(f.userId) }
+      if (f.dueAfter !== undefined) { where.push('i.due_date > ?'); args.push(f.dueAfter) }
+      if (f.dueBefore !== undefined) { where.push('i.due_date < ?'); args.push(f.dueBefore) }
       args.push(f.limit)
       return (db.prepare(`SELECT ${INSTALLMENT_COLUMNS} FROM ${withUser('installments i')} WHERE ${where.join(' AND ')} ORDER BY i.id LIMIT ?`)
         .all(...args) as Row[]).map(toInstallment)

@@ -260,6 +260,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 6,
+    // Issue 18 (C13): stored admin tokens get a scope (the ones made before were full admin
+    // tokens, so 'admin'), a label to tell them apart, when they were last used (written at most
+    // once a minute per token: docs/decisions.md) and a revocation time. A revoked row stays, so
+    // the list of what existed, and when it was last used, survives the revocation.
+    name: 'admin token scopes, labels, last use and revocation',
+    sql: `
+      ALTER TABLE admin_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin' CHECK (scope IN ('admin', 'read', 'metrics'));
+      ALTER TABLE admin_tokens ADD COLUMN label TEXT;
+      ALTER TABLE admin_tokens ADD COLUMN updated_at TEXT;
+      ALTER TABLE admin_tokens ADD COLUMN last_used_at TEXT;
+      ALTER TABLE admin_tokens ADD COLUMN revoked_at TEXT;
+      UPDATE admin_tokens SET updated_at = created_at;
+    `,
+  },
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0
