@@ -26,7 +26,7 @@ export function openConfiguredStore(config: Config, extra: Pick<StoreOptions, 'b
 }
 
 /** The composition root: everything a handler may use, built once. */
-export function buildApp(config: Config, store: Store): App {
+export function buildApp(config: Config, store: Store, logError: (entry: object) => void = stderrLine): App {
   // C9: a cancel abandons the subscription's pending and retrying installments in the same unit.
   transitionHooks.onCanceled = (tx, sub) => abandonOnCancel(tx, sub)
   return {
@@ -35,8 +35,11 @@ export function buildApp(config: Config, store: Store): App {
     clock: serviceClock(config.timeZone, config.today),
     keyCache: new Map(),
     limits: requestLimits({ rate: config.rateLimit, burst: config.rateBurst, authFailures: config.authFailureLimit }),
+    logError,
   }
 }
+
+const stderrLine = (entry: object): void => void process.stderr.write(JSON.stringify(entry) + '\n')
 
 /** C13: browsers from the configured origins may call the customer API, and nothing else. */
 export function corsOptions(config: Config): CorsOptions {

@@ -25,7 +25,7 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
     backgroundCheckpoints: true,
     onBackgroundError: (message) => errors.write({ time: new Date().toISOString(), level: 'error', message }),
   })
-  const app = buildApp(config, store)
+  const app = buildApp(config, store, (entry) => errors.write(entry))
   const metrics = new RequestMetrics()
   const processing = processingForServe(store, app.clock, config.processEvery, (entry) => errors.write(entry))
   const routes = buildRoutes(app, metrics, [processing.metrics], processing.readiness)

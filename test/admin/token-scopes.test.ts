@@ -170,3 +170,20 @@ describe('the admin_tokens API', () => {
     assert.equal((await settled())?.last_used_at, first)
   })
 })
+
+test('a failed write of last_used_at goes to the error log (without the token), and the request it came from still answers 200', async (t) => {
+  let failCommits = false
+  const server = await startTestServer(t, {}, { beforeCommit: () => { if (failCommits) throw new Error('disk on fire') } })
+  const made = await server.request('POST', '/admin/api/v1/admin_tokens', { key: ADMIN_TOKEN, json: { admin_token: { scope: 'read', label: 'ci' } } })
+  assert.equal(made.status, 201)
+  const token = made.body.token as string
+  failCommits = true
+  assert.equal((await server.request('GET', '/admin/api/v1/users', { key: token })).status, 200)
+  // The write is not awaited by the request: give it its commit.
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  failCommits = false
+  const logged = server.errors.map((e) => JSON.stringify(e)).filter((line) => line.includes('could not record the use of admin token'))
+  assert.equal(logged.length, 1)
+  assert.ok(logged[0]?.includes('disk on fire'))
+  assert.ok(!logged[0]?.includes(token), 'the token itself is never logged')
+})

@@ -62,9 +62,9 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
   })
   const opened = openTestStore(undefined, { synchronous: config.synchronous, readCacheBytes: config.readCacheMb * 1024 * 1024, ...storeOptions }, at)
   const store = opened.store
-  const app = buildApp(config, store)
-  const log: AccessLogEntry[] = []
   const errors: object[] = []
+  const app = buildApp(config, store, (e) => errors.push(e))
+  const log: AccessLogEntry[] = []
   const metrics = new RequestMetrics()
   const server: RunningServer = await listen(
     {

@@ -11,6 +11,8 @@ export interface App {
   readonly keyCache: Map<string, { userId: number; until: number; hash: string }>
   /** Per-key token buckets and per-address failure counters (C12 limits). */
   readonly limits: RequestLimits
+  /** stderr's error log (serve's, or a test's): work a request started but does not wait for reports here. */
+  readonly logError: (entry: object) => void
 }
 
 export interface RequestLimits {

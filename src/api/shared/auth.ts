@@ -120,7 +120,6 @@ function noteUse(app: App, token: AdminTokenRecord): void {
   if (touched.size > 10_000) touched.clear()
   touched.set(token.id, now)
   app.store.write((tx) => tx.accounts.touchAdminToken(token.id)).catch((err: unknown) => {
-    const entry = { time: new Date().toISOString(), level: 'error', message: `could not record the use of admin token ${token.id}: ${String(err)}` }
-    process.stderr.write(JSON.stringify(entry) + '\n')
+    app.logError({ time: new Date().toISOString(), level: 'error', message: `could not record the use of admin token ${token.id}: ${String(err)}` })
   })
 }
