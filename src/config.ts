@@ -52,6 +52,8 @@ export interface Config {
   readonly synchronous: 'FULL' | 'NORMAL'
   readonly readCacheMb: number
   readonly webhookRetryBaseSeconds: number
+  /** Days events are kept (C13); 0 keeps them all. */
+  readonly eventRetentionDays: number
   readonly log: 'json' | 'off'
   readonly trustProxy: boolean
   /** Browser origins allowed to call the customer API (C13), normalised; empty: none. */
@@ -82,7 +84,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'keepAliveTimeoutMs', flag: 'keep-alive-timeout-ms', env: 'REPLENISH_KEEP_ALIVE_TIMEOUT_MS', kind: 'positive', fallback: '5000', help: 'idle keep-alive connections are closed after this' },
   { key: 'synchronous', flag: 'synchronous', env: 'REPLENISH_SYNCHRONOUS', kind: 'sync', fallback: 'FULL', help: 'SQLite synchronous: FULL (survives power loss) or NORMAL' },
   { key: 'readCacheMb', flag: 'read-cache-mb', env: 'REPLENISH_READ_CACHE_MB', kind: 'count', fallback: '16', help: 'MB of rendered subscriptions kept in memory for GET, and half again for the line items writes render (0: off)' },
-  { key: 'webhookRetryBaseSeconds', flag: 'webhook-retry-base-seconds', env: 'REPLENISH_WEBHOOK_RETRY_BASE_SECONDS', kind: 'positive', fallback: '10', help: 'first webhook retry delay (read, not used yet: webhook delivery is not built)' },
+  { key: 'webhookRetryBaseSeconds', flag: 'webhook-retry-base-seconds', env: 'REPLENISH_WEBHOOK_RETRY_BASE_SECONDS', kind: 'positive', fallback: '10', help: 'seconds before the first retry of a failed webhook delivery; each next one waits 6 times longer (±20 %, at most 24 h), for 3 days' },
+  { key: 'eventRetentionDays', flag: 'event-retention-days', env: 'REPLENISH_EVENT_RETENTION_DAYS', kind: 'count', fallback: '400', help: 'days events are kept; older ones are deleted in the background, unless a webhook delivery of theirs is pending (0: keep all)' },
   { key: 'log', flag: 'log', env: 'REPLENISH_LOG', kind: 'log', fallback: 'json', help: 'access log: json (one line per request on stdout) or off' },
   { key: 'trustProxy', flag: 'trust-proxy', env: 'REPLENISH_TRUST_PROXY', kind: 'bool', fallback: '0', help: '1: behind a reverse proxy, the client address is the last X-Forwarded-For entry' },
   { key: 'corsOrigins', flag: 'cors-origins', env: 'REPLENISH_CORS_ORIGINS', kind: 'origins', fallback: undefined, help: 'comma-separated origins (https://shop.example) whose pages may call the customer API /api/v1 from a browser (unset: none)' },

@@ -7,6 +7,7 @@ import * as s from './subscriptions.ts'
 import * as i from './installments.ts'
 import { recordOutcomes } from './bulk-outcomes.ts'
 import * as w from './webhooks.ts'
+import * as d from './deliveries.ts'
 import * as t from './admin-tokens.ts'
 
 const A = '/admin/api/v1'
@@ -50,6 +51,9 @@ export function adminRoutes(app: App): Route[] {
     ['GET', `${A}/webhook_endpoints/:id`, r(w.showWebhookEndpoint)],
     ['DELETE', `${A}/webhook_endpoints/:id`, r(w.deleteWebhookEndpoint)],
     ['POST', `${A}/webhook_endpoints/:id/rotate_secret`, r(w.rotateWebhookSecret)],
+    ['GET', `${A}/webhook_endpoints/:id/deliveries`, r(d.listDeliveries)],
+    ['GET', `${A}/deliveries/:id`, r(d.showDelivery)],
+    ['POST', `${A}/deliveries/:id/redeliver`, r(d.redeliver)],
     ['POST', `${A}/admin_tokens`, r(t.createAdminTokenHandler)],
     ['GET', `${A}/admin_tokens`, r(t.listAdminTokens)],
     ['DELETE', `${A}/admin_tokens/:id`, r(t.revokeAdminToken)],

@@ -6,7 +6,8 @@ import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { cursorBody, parseId, rootObject } from '../api/shared/params.ts'
-import type { NewWebhookEndpoint, WebhookEndpoint } from '../store/api.ts'
+import type { NewWebhookEndpoint, Tx, WebhookEndpoint } from '../store/api.ts'
+import type { Reply } from '../http/types.ts'
 import { changeFound } from './change-found.ts'
 import { check, optionalString, readListQuery, requiredString } from './input.ts'
 
@@ -73,7 +74,19 @@ export const createWebhookEndpoint = (app: App): ApiHandler => async (ctx, call)
   await authenticateAdmin(app, ctx)
   const fields = readEndpoint(rootObject(ctx, 'webhook_endpoint'))
   const secret = newWebhookSecret()
-  return call.commit(async (tx) => ok(render(await tx.webhooks.createEndpoint({ ...fields, secret }), secret), 201))
+  return changed(app, await call.commit(async (tx) => ok(render(await tx.webhooks.createEndpoint({ ...fields, secret }), secret), 201)))
+}
+
+/** The reply, once the change it reports has committed and the dispatcher was told. */
+function changed<T>(app: App, reply: T): T {
+  for (const listener of app.endpointsChanged) listener()
+  return reply
+}
+
+/** `changeFound`, telling the dispatcher after the change commits. */
+const changeEndpoint = (app: App, act: (tx: Tx, endpoint: WebhookEndpoint) => Promise<Reply>): ApiHandler => {
+  const handler = changeFound(app, (tx, id) => tx.webhooks.findEndpoint(id), act)
+  return async (ctx, call) => changed(app, await handler(ctx, call))
 }
 
 export const listWebhookEndpoints = (app: App): ApiHandler => async (ctx) => {
@@ -91,14 +104,14 @@ export const showWebhookEndpoint = (app: App): ApiHandler => async (ctx) => {
 
 /** The endpoint as it was; from now on it is gone (404) and nothing more is delivered to it. */
 export const deleteWebhookEndpoint = (app: App): ApiHandler =>
-  changeFound(app, (tx, id) => tx.webhooks.findEndpoint(id), async (tx, endpoint) => {
+  changeEndpoint(app, async (tx, endpoint) => {
     await tx.webhooks.deleteEndpoint(endpoint.id)
     return ok(render(endpoint))
   })
 
 /** A new secret, shown in this answer only; the old one keeps signing for 24 h (C13). */
 export const rotateWebhookSecret = (app: App): ApiHandler =>
-  changeFound(app, (tx, id) => tx.webhooks.findEndpoint(id), async (tx, endpoint) => {
+  changeEndpoint(app, async (tx, endpoint) => {
     const secret = newWebhookSecret()
     return ok(render(await tx.webhooks.rotateSecret(endpoint.id, secret, PREVIOUS_SECRET_VALID_MS), secret))
   })

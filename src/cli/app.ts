@@ -36,6 +36,7 @@ export function buildApp(config: Config, store: Store, logError: (entry: object)
     keyCache: new Map(),
     limits: requestLimits({ rate: config.rateLimit, burst: config.rateBurst, authFailures: config.authFailureLimit }),
     logError,
+    endpointsChanged: new Set(),
   }
 }
 

@@ -5,6 +5,9 @@ import { bufferedLineLog } from '../http/line-log.ts'
 import { buildApp, buildRoutes, corsOptions, openConfiguredStore } from './app.ts'
 import { seedDemo } from './demo.ts'
 import { processingForServe } from '../processing/in-serve.ts'
+import { webhookDispatcher } from '../processing/webhooks/dispatcher.ts'
+import { webhookMetricsText } from '../processing/webhooks/metrics.ts'
+import { eventRetention } from '../processing/event-retention.ts'
 
 export interface ServeIo {
   readonly out: (line: string) => void
@@ -28,7 +31,11 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
   const app = buildApp(config, store, (entry) => errors.write(entry))
   const metrics = new RequestMetrics()
   const processing = processingForServe(store, app.clock, config.processEvery, (entry) => errors.write(entry))
-  const routes = buildRoutes(app, metrics, [processing.metrics], processing.readiness)
+  const logError = (entry: object): void => errors.write(entry)
+  const dispatcher = webhookDispatcher({ store, retryBaseSeconds: config.webhookRetryBaseSeconds, log: logError })
+  app.endpointsChanged.add(() => dispatcher.refresh())
+  const retention = eventRetention({ store, days: config.eventRetentionDays, log: logError })
+  const routes = buildRoutes(app, metrics, [processing.metrics, () => webhookMetricsText(store, Date.now())], processing.readiness)
   const server = await listen(
     {
       routes,
@@ -53,11 +60,13 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
   store.startHeartbeat(HEARTBEAT_IDLE_MS)
   if (options.demo) for (const line of await seedDemo(store, server.url)) io.err(line)
   processing.start()
+  dispatcher.start()
+  retention.start()
 
   const signal = await io.stopSignal
   io.err(`replenish: ${signal} received, finishing in-flight requests`)
   // A processor run stops after its current batch; the database closes only after both.
-  await Promise.all([server.close(SHUTDOWN_GRACE_MS), processing.stop()])
+  await Promise.all([server.close(SHUTDOWN_GRACE_MS), processing.stop(), dispatcher.stop(), retention.stop()])
   stdout.flush()
   errors.flush()
   // The checkpoint thread's connection goes first, so the server's close is the last one and

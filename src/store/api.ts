@@ -135,6 +135,77 @@ export interface WebhookSecrets {
   readonly previous_secret_expires_at: string | null
 }
 
+/** C10: a delivery waits (`pending`), reached its endpoint, gave up after 3 days, or its endpoint was deleted. */
+export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'canceled'] as const
+export type DeliveryState = (typeof DELIVERY_STATES)[number]
+
+/** One try at a delivery, as the delivery log shows it. */
+export interface DeliveryAttempt {
+  readonly attempted_at: string
+  /** The receiver's status, or null when none came (refused, timed out, reset). */
+  readonly status_code: number | null
+  readonly duration_ms: number
+  /** Why it did not succeed, in words; null for a 2xx. */
+  readonly error: string | null
+  /** At most 1 KiB of what the receiver answered (C10), as text. */
+  readonly response_body: string | null
+  /** Asked for through `POST /deliveries/:id/redeliver`, not scheduled. */
+  readonly redelivery: boolean
+}
+
+/** A delivery of one event to one endpoint, with every attempt so far (the admin API's body). */
+export interface Delivery {
+  readonly id: number
+  readonly webhook_endpoint_id: number
+  readonly event_id: number
+  readonly event_type: string
+  readonly state: DeliveryState
+  readonly attempt_count: number
+  /** When the next scheduled attempt is due, while pending. */
+  readonly next_attempt_at: string | null
+  readonly delivered_at: string | null
+  readonly created_at: string
+  readonly updated_at: string
+  readonly attempts: readonly DeliveryAttempt[]
+}
+
+/** A delivery due for a scheduled attempt, with the body to post: its event as the feed shows it. */
+export interface DueDelivery {
+  readonly id: number
+  readonly event_id: number
+  readonly created_ms: number
+  /** Scheduled attempts that failed so far. */
+  readonly retries: number
+  readonly body: string
+}
+
+/** The result of a scheduled attempt, and what the delivery becomes. */
+export interface DeliveryOutcome {
+  readonly id: number
+  readonly endpoint_id: number
+  readonly attempt: DeliveryAttempt
+  readonly state: 'pending' | 'delivered' | 'failed'
+  readonly due_ms: number | null
+  readonly retries: number
+  readonly at_ms: number
+}
+
+/** For /metrics: an endpoint's deliveries waiting now, the oldest of them, and the totals reached. */
+export interface EndpointDeliveryStats {
+  readonly endpoint_id: number
+  readonly pending: number
+  readonly oldest_pending_ms: number | null
+  readonly delivered_total: number
+  readonly failed_total: number
+}
+
+export interface DeliveryFilter {
+  readonly endpointId: number
+  readonly after: number
+  readonly limit: number
+  readonly state?: DeliveryState | undefined
+}
+
 // ---- Repositories: reads (on the Store and in a unit) -------------------------------------
 
 export interface AccountReads {
@@ -229,6 +300,21 @@ export interface WebhookReads {
   secretsOf(id: number): Promise<WebhookSecrets | undefined>
 }
 
+export interface DeliveryReads {
+  /** Deliveries of an endpoint, by id after `after`. */
+  list(f: DeliveryFilter): Promise<Delivery[]>
+  /** A delivery of an endpoint that exists. */
+  find(id: number): Promise<Delivery | undefined>
+  /** The body a delivery posts (its event), unless the event was pruned. */
+  bodyOf(id: number): Promise<string | undefined>
+  /** When the endpoint's earliest pending delivery is due (ms), or null when none is pending. */
+  nextDueMs(endpointId: number): Promise<number | null>
+  /** Every endpoint that exists, with its pending, oldest pending and totals. */
+  stats(): Promise<EndpointDeliveryStats[]>
+  /** When the oldest pending delivery was made (ms): events from then on are kept (retention). */
+  oldestPendingMs(): Promise<number | null>
+}
+
 export interface Reads {
   readonly accounts: AccountReads
   readonly catalog: CatalogReads
@@ -238,6 +324,7 @@ export interface Reads {
   readonly installments: InstallmentReads
   readonly leases: LeaseReads
   readonly webhooks: WebhookReads
+  readonly deliveries: DeliveryReads
 }
 
 // ---- Repositories inside a unit: the reads above, the locking reads, and the writes ------------
@@ -291,6 +378,12 @@ export interface EventsTx extends EventReads {
   /** Records an event whose object is already JSON text (the C3 body); answers its id. */
   recordJson(type: string, subscriptionId: number | null, objectJson: string): Promise<number>
   record(type: string, subscriptionId: number | null, object: object): Promise<number>
+  /**
+   * Retention (C13): deletes at most `limit` of the oldest events made before `beforeIso`, with
+   * the deliveries of them (none pending: the caller's bound is older than every pending one);
+   * answers how many events went.
+   */
+  pruneBefore(beforeIso: string, limit: number): Promise<number>
 }
 
 export interface IdempotencyTx extends IdempotencyReads {
@@ -338,6 +431,17 @@ export interface WebhooksTx extends WebhookReads {
   deleteEndpoint(id: number): Promise<void>
 }
 
+export interface DeliveriesTx extends DeliveryReads {
+  /** Pending deliveries of the endpoint due by `nowMs`, the earliest first, skipping `skip` (in flight). */
+  due(endpointId: number, nowMs: number, limit: number, skip: readonly number[]): Promise<DueDelivery[]>
+  /** Scheduled attempts' results; a delivery no longer pending (redelivered, canceled) only logs its attempt. */
+  recordOutcomes(outcomes: readonly DeliveryOutcome[]): Promise<void>
+  /** A redelivery's attempt: a 2xx makes the delivery delivered; a failure leaves its state as it was. */
+  recordRedelivery(id: number, attempt: DeliveryAttempt, succeeded: boolean, atMs: number): Promise<Delivery>
+  /** Pending deliveries of deleted endpoints become canceled, at most `limit`; answers how many. */
+  cancelOfDeletedEndpoints(limit: number, atMs: number): Promise<number>
+}
+
 /** Everything a unit of writes may do. Writes exist only here: a write outside a unit does not compile. */
 export interface Tx {
   readonly accounts: AccountsTx
@@ -348,6 +452,7 @@ export interface Tx {
   readonly installments: InstallmentsTx
   readonly leases: LeasesTx
   readonly webhooks: WebhooksTx
+  readonly deliveries: DeliveriesTx
 }
 
 export type Unit<T> = (tx: Tx) => Promise<T>

@@ -33,6 +33,7 @@ test('with nothing set every option takes its documented default', () => {
     synchronous: 'FULL',
     readCacheMb: 16,
     webhookRetryBaseSeconds: 10,
+    eventRetentionDays: 400,
     log: 'json',
     trustProxy: false,
     corsOrigins: [],

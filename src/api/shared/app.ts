@@ -13,6 +13,11 @@ export interface App {
   readonly limits: RequestLimits
   /** stderr's error log (serve's, or a test's): work a request started but does not wait for reports here. */
   readonly logError: (entry: object) => void
+  /**
+   * Called after a webhook endpoint is registered, deleted or given a new secret: serve's
+   * dispatcher reads its endpoints again at once (and once a second in any case).
+   */
+  readonly endpointsChanged: Set<() => void>
 }
 
 export interface RequestLimits {

@@ -40,6 +40,19 @@ export function eventsStore(db: DatabaseSync) {
   const feed = prepareValues(db, `SELECT ${columns(EVENT_COLUMNS)} FROM events WHERE id > ? ORDER BY id LIMIT ?`)
   const feedOfType = prepareValues(db, `SELECT ${columns(EVENT_COLUMNS)} FROM events WHERE id > ? AND type = ? ORDER BY id LIMIT ?`)
 
+  // Retention works from the oldest event on: ids follow creation, so the events to prune are a
+  // prefix of the table, and so are their deliveries (made with them, by the outbox trigger).
+  const oldest = prepareValues(db, 'SELECT id, created_at FROM events ORDER BY id LIMIT ?')
+  const uncount = db.prepare(`UPDATE subscriptions SET event_count = event_count - c.n
+    FROM (SELECT subscription_id AS sid, count(*) AS n FROM events WHERE id <= ? AND subscription_id IS NOT NULL GROUP BY subscription_id) c
+    WHERE subscriptions.id = c.sid`)
+  const removeEvents = db.prepare('DELETE FROM events WHERE id <= ?')
+  // The first rows of the deliveries, unfiltered (a filter would scan the whole table for more).
+  const deliveriesPrefix = prepareValues(db, `SELECT max(id), count(*) FROM (SELECT id, event_id FROM webhook_deliveries ORDER BY id LIMIT ?2)
+    WHERE event_id <= ?1`)
+  const removeDeliveries = db.prepare("DELETE FROM webhook_deliveries WHERE id <= ? AND state <> 'pending'")
+  const DELIVERIES_STEP = 1000
+
   return {
     /** Records `{"object": object}`; both kinds of record go through the one INSERT. */
     record(type: string, subscriptionId: number | null, object: object): number {
@@ -52,6 +65,27 @@ export function eventsStore(db: DatabaseSync) {
     },
     countOfSubscription(subscriptionId: number): number {
       return (countOfSubscription.get(subscriptionId) as unknown as [number] | undefined)?.[0] ?? 0
+    },
+    pruneBefore(beforeIso: string, limit: number): number {
+      const rows = oldest.all(limit) as unknown as Values[]
+      let upto = 0
+      let n = 0
+      for (const r of rows) {
+        if ((r[1] as string) >= beforeIso) break
+        upto = r[0] as number
+        n++
+      }
+      if (n === 0) return 0
+      // A subscription's chain of events ends where its oldest kept event is; its count follows.
+      uncount.run(upto)
+      removeEvents.run(upto)
+      for (;;) {
+        const [last, count] = deliveriesPrefix.get(upto, DELIVERIES_STEP) as unknown as [number | null, number]
+        if (last === null) break
+        removeDeliveries.run(last)
+        if (count < DELIVERIES_STEP) break
+      }
+      return n
     },
     feed(after: number, limit: number, type: string | undefined): EventRecord[] {
       return ((type ? feedOfType.all(after, type, limit) : feed.all(after, limit)) as unknown as Values[]).map(toEvent)

@@ -276,6 +276,46 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE admin_tokens SET updated_at = created_at;
     `,
   },
+  {
+    version: 7,
+    // Issue 17 (C10): the outbox. A delivery row is made for every endpoint an event concerns by
+    // the database itself, in the transaction that writes the event, whatever statement writes it
+    // (the processor builds its installment.created events in SQL), so no event can commit without
+    // its deliveries. Times are milliseconds since the epoch: the dispatcher compares them on every
+    // fetch. `retries` counts the scheduled attempts that failed (the backoff's exponent);
+    // `attempts` is the log the admin API shows, a JSON array, one row write per attempt.
+    // A delivery does not reference its event: events are pruned (retention), deliveries with them.
+    // An endpoint counts the deliveries that reached delivered and failed, for /metrics.
+    name: 'webhook deliveries (the outbox)',
+    sql: `
+      CREATE TABLE webhook_deliveries (
+        id INTEGER PRIMARY KEY,
+        endpoint_id INTEGER NOT NULL REFERENCES webhook_endpoints(id),
+        event_id INTEGER NOT NULL,
+        event_type TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed', 'canceled')),
+        retries INTEGER NOT NULL DEFAULT 0,
+        attempt_count INTEGER NOT NULL DEFAULT 0,
+        attempts TEXT NOT NULL DEFAULT '[]',
+        due_ms INTEGER,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL,
+        delivered_ms INTEGER
+      ) STRICT;
+      CREATE INDEX webhook_deliveries_pending ON webhook_deliveries(endpoint_id, due_ms, created_ms) WHERE state = 'pending';
+      CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, id);
+      ALTER TABLE webhook_endpoints ADD COLUMN delivered_total INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_endpoints ADD COLUMN failed_total INTEGER NOT NULL DEFAULT 0;
+      CREATE TRIGGER events_outbox AFTER INSERT ON events
+      BEGIN
+        INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, due_ms, created_ms, updated_ms)
+          SELECT w.id, NEW.id, NEW.type, t.ms, t.ms, t.ms
+          FROM webhook_endpoints w, (SELECT CAST(round(unixepoch(NEW.created_at, 'subsec') * 1000) AS INTEGER) AS ms) t
+          WHERE w.deleted_at IS NULL
+            AND (w.events = '["*"]' OR EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = NEW.type));
+      END;
+    `,
+  },
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0

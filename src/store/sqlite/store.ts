@@ -14,6 +14,7 @@ import { idempotencyStore } from './idempotency-store.ts'
 import { installmentsStore } from './installments-store.ts'
 import { leaseStore } from './lease-store.ts'
 import { webhooksStore } from './webhooks-store.ts'
+import { deliveriesStore } from './deliveries-store.ts'
 import { readFacade, unitFacade } from './facade.ts'
 import type { Store, Tx, Unit } from '../api.ts'
 
@@ -104,6 +105,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     installments: installmentsStore(db),
     leases: leaseStore(db),
     webhooks: webhooksStore(db),
+    deliveries: deliveriesStore(db),
   }
   const tx: Tx = {
     accounts: unitFacade(repos.accounts, writer),
@@ -114,6 +116,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     installments: unitFacade(repos.installments, writer),
     leases: unitFacade(repos.leases, writer),
     webhooks: unitFacade(repos.webhooks, writer),
+    deliveries: unitFacade(repos.deliveries, writer),
   }
   const ping = db.prepare('SELECT 1 AS ok')
   const dataVersion = db.prepare('PRAGMA data_version')
@@ -148,6 +151,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     installments: readFacade(repos.installments, writer),
     leases: readFacade(repos.leases, writer),
     webhooks: readFacade(repos.webhooks, writer),
+    deliveries: readFacade(repos.deliveries, writer),
     write<T>(unit: Unit<T>): Promise<T> {
       return writer.write(() => unit(tx))
     },

@@ -1,0 +1,285 @@
+import { afterFailure } from '../../domain/webhook-schedule.ts'
+import { signatureHeader, signingSecrets } from '../../domain/webhook-signature.ts'
+import type { DeliveryOutcome, DueDelivery, Store, WebhookEndpoint } from '../../store/api.ts'
+import { newTarget, post, type Sent, type Target } from './send.ts'
+
+/**
+ * The webhook dispatcher inside `serve` (C10). Each endpoint has its own worker with its own
+ * keep-alive connections (at most `concurrency` requests in flight), so a slow or dead receiver
+ * holds back nothing but its own deliveries. A worker takes due deliveries from the outbox a few
+ * dozen at a time, the earliest due first, and posts them; their results are written in batches
+ * (one unit for many deliveries). Due deliveries are read inside a unit of writes, so a delivery
+ * is never posted before the event it carries has committed.
+ *
+ * At least once: a delivery stays pending until its result commits, so one posted just before a
+ * crash (or a stop) is posted again after the restart. In flight ones are held in memory only,
+ * which is right for one process per database (SQLite); see docs/webhooks.md.
+ */
+export interface DispatcherOptions {
+  readonly store: Store
+  readonly retryBaseSeconds: number
+  readonly log: (entry: object) => void
+  /** Requests in flight per endpoint. */
+  readonly concurrency?: number
+  /** How often an idle worker looks for due deliveries (ms). */
+  readonly pollMs?: number
+  /** How often the list of endpoints and their secrets is read again (ms). */
+  readonly refreshMs?: number
+  readonly timeoutMs?: number
+  readonly retryWindowMs?: number
+  readonly random?: () => number
+}
+
+export interface Dispatcher {
+  start(): void
+  /** Reads the endpoints again now (an endpoint was registered, deleted or rotated here). */
+  refresh(): void
+  /** Stops posting; waits up to `graceMs` for requests in flight, records what finished. */
+  stop(graceMs?: number): Promise<void>
+}
+
+const DEFAULT_CONCURRENCY = 8
+const DEFAULT_POLL_MS = 100
+const DEFAULT_REFRESH_MS = 1000
+/** Results written per unit, at most; a partial batch waits this long for company. */
+const OUTCOME_BATCH = 256
+const OUTCOME_WAIT_MS = 5
+/** Deliveries of an endpoint whose endpoint was deleted, canceled per unit. */
+const CANCEL_BATCH = 5000
+
+export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
+  const concurrency = o.concurrency ?? DEFAULT_CONCURRENCY
+  const pollMs = o.pollMs ?? DEFAULT_POLL_MS
+  const random = o.random ?? Math.random
+  const workers = new Map<number, Worker>()
+  let outcomes: { outcome: DeliveryOutcome; worker: Worker }[] = []
+  let flushTimer: NodeJS.Timeout | undefined
+  let flushing: Promise<void> = Promise.resolve()
+  let refreshTimer: NodeJS.Timeout | undefined
+  let refreshing: Promise<void> | undefined
+  let stopped = false
+
+  const logError = (msg: string, err: unknown): void =>
+    o.log({ time: new Date().toISOString(), level: 'error', msg, error: err instanceof Error ? err.message : String(err) })
+
+  const flush = (): Promise<void> => {
+    if (flushTimer) clearTimeout(flushTimer)
+    flushTimer = undefined
+    if (outcomes.length === 0) return flushing
+    const batch = outcomes
+    outcomes = []
+    flushing = flushing
+      .then(() => o.store.write((tx) => tx.deliveries.recordOutcomes(batch.map((b) => b.outcome))))
+      .catch((err: unknown) => logError('webhook delivery results could not be written; those deliveries will be posted again', err))
+      .then(() => {
+        for (const { outcome, worker } of batch) worker.recorded(outcome.id)
+      })
+    return flushing
+  }
+
+  const recordLater = (outcome: DeliveryOutcome, worker: Worker): void => {
+    outcomes.push({ outcome, worker })
+    if (outcomes.length >= OUTCOME_BATCH) void flush()
+    else flushTimer ??= setTimeout(() => void flush(), OUTCOME_WAIT_MS)
+  }
+
+  class Worker {
+    readonly target: Target
+    secrets: string[] = []
+    private readonly queue: DueDelivery[] = []
+    /** Posted or being posted, result not yet committed: not to be fetched again meanwhile. */
+    private readonly unrecorded = new Set<number>()
+    private inFlight = 0
+    private fetching = false
+    private timer: NodeJS.Timeout | undefined
+    closed = false
+    readonly idle = new Set<() => void>()
+
+    readonly endpoint: WebhookEndpoint
+
+    constructor(endpoint: WebhookEndpoint) {
+      this.endpoint = endpoint
+      this.target = newTarget(endpoint.url, concurrency)
+    }
+
+    pump(): void {
+      if (this.closed || stopped) return
+      while (this.inFlight < concurrency && this.queue.length > 0) this.send(this.queue.shift() as DueDelivery)
+      if (this.queue.length < concurrency && !this.fetching && !this.timer) void this.fetch()
+    }
+
+    private async fetch(): Promise<void> {
+      this.fetching = true
+      let found = 0
+      try {
+        const now = Date.now()
+        if (this.inFlight === 0 && this.queue.length === 0) {
+          // Idle: a read of the pending index first; a unit only when something is due.
+          const next = await o.store.deliveries.nextDueMs(this.endpoint.id)
+          if (next === null || next > now) return this.sleep(next === null ? pollMs : Math.min(pollMs, next - now))
+        }
+        const skip = [...this.unrecorded, ...this.queue.map((d) => d.id)]
+        const rows = await o.store.write((tx) => tx.deliveries.due(this.endpoint.id, now, 4 * concurrency, skip))
+        found = rows.length
+        if (!this.closed) this.queue.push(...rows)
+      } catch (err) {
+        logError('webhook deliveries could not be read', err)
+        return this.sleep(pollMs * 10)
+      } finally {
+        this.fetching = false
+      }
+      if (found === 0 && this.inFlight === 0) return this.sleep(pollMs)
+      this.pump()
+    }
+
+    private sleep(ms: number): void {
+      if (this.closed || stopped) return this.settleIfIdle()
+      this.timer = setTimeout(() => {
+        this.timer = undefined
+        this.pump()
+      }, Math.max(1, ms))
+      this.settleIfIdle()
+    }
+
+    private send(d: DueDelivery): void {
+      this.inFlight++
+      this.unrecorded.add(d.id)
+      const signature = signatureHeader(this.secrets, Math.floor(Date.now() / 1000), d.body)
+      void post(this.target, d.event_id, d.body, signature, { redelivery: false, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) })
+        .then((sent) => this.sent(d, sent))
+    }
+
+    private sent(d: DueDelivery, sent: Sent): void {
+      this.inFlight--
+      if (stopped && sent.attempt.status_code === null) {
+        // Cut off by the stop: not a failure of the receiver's; it stays due and goes again after the restart.
+        this.unrecorded.delete(d.id)
+      } else {
+        const now = Date.now()
+        const next = sent.succeeded
+          ? ({ state: 'delivered', due_ms: null, retries: d.retries } as const)
+          : failedAttempt(d, now)
+        recordLater({ id: d.id, endpoint_id: this.endpoint.id, attempt: sent.attempt, at_ms: now, ...next }, this)
+      }
+      this.pump()
+      this.settleIfIdle()
+    }
+
+    recorded(id: number): void {
+      this.unrecorded.delete(id)
+      this.settleIfIdle()
+    }
+
+    private settleIfIdle(): void {
+      if (this.inFlight === 0 && !this.fetching) for (const f of this.idle) f()
+    }
+
+    get busy(): boolean {
+      return this.inFlight > 0 || this.fetching
+    }
+
+    close(): void {
+      this.closed = true
+      this.queue.length = 0
+      if (this.timer) clearTimeout(this.timer)
+      this.timer = undefined
+    }
+
+    destroy(): void {
+      this.close()
+      this.target.agent.destroy()
+    }
+  }
+
+  const failedAttempt = (d: DueDelivery, now: number): Pick<DeliveryOutcome, 'state' | 'due_ms' | 'retries'> => {
+    const retries = d.retries + 1
+    const next = afterFailure({
+      createdMs: d.created_ms, failures: retries, nowMs: now, baseSeconds: o.retryBaseSeconds, random: random(),
+      ...(o.retryWindowMs !== undefined ? { windowMs: o.retryWindowMs } : {}),
+    })
+    return next.state === 'failed' ? { state: 'failed', due_ms: null, retries } : { state: 'pending', due_ms: next.dueMs, retries }
+  }
+
+  const readEndpoints = async (): Promise<void> => {
+    const seen = new Set<number>()
+    let after = 0
+    for (;;) {
+      const page = await o.store.webhooks.listEndpoints(after, 100)
+      for (const endpoint of page) {
+        seen.add(endpoint.id)
+        const secrets = await o.store.webhooks.secretsOf(endpoint.id)
+        if (!secrets) continue
+        let worker = workers.get(endpoint.id)
+        if (!worker) {
+          worker = new Worker(endpoint)
+          workers.set(endpoint.id, worker)
+        }
+        worker.secrets = signingSecrets(secrets, Date.now())
+        worker.pump()
+      }
+      if (page.length < 100) break
+      after = page[page.length - 1]!.id
+    }
+    for (const [id, worker] of workers) {
+      if (seen.has(id)) continue
+      // Deleted: nothing more is posted to it; what is in flight finishes, then its connections go.
+      worker.close()
+      workers.delete(id)
+      whenIdle(worker).then(() => worker.destroy(), () => worker.destroy())
+    }
+    while (!stopped && (await o.store.write((tx) => tx.deliveries.cancelOfDeletedEndpoints(CANCEL_BATCH, Date.now()))) === CANCEL_BATCH) {
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+
+  const refresh = (): void => {
+    if (stopped) return
+    if (refreshing) {
+      refreshing = refreshing.then(() => (stopped ? undefined : readEndpoints())).catch((err: unknown) => logError('webhook endpoints could not be read', err))
+      return
+    }
+    refreshing = readEndpoints()
+      .catch((err: unknown) => logError('webhook endpoints could not be read', err))
+      .finally(() => {
+        refreshing = undefined
+      })
+  }
+
+  return {
+    start() {
+      if (refreshTimer || stopped) return
+      refresh()
+      refreshTimer = setInterval(refresh, o.refreshMs ?? DEFAULT_REFRESH_MS)
+      refreshTimer.unref()
+    },
+    refresh,
+    async stop(graceMs = 2000) {
+      stopped = true
+      if (refreshTimer) clearInterval(refreshTimer)
+      await refreshing
+      const all = [...workers.values()]
+      for (const w of all) w.close()
+      const idle = Promise.all(all.map(whenIdle))
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([idle, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))])
+      clearTimeout(timer)
+      // Past the grace, what is still in flight is cut off and stays pending.
+      for (const w of all) w.target.agent.destroy()
+      await idle
+      await flush()
+      for (const w of all) w.destroy()
+      workers.clear()
+    },
+  }
+
+  function whenIdle(w: Worker): Promise<void> {
+    if (!w.busy) return Promise.resolve()
+    return new Promise((resolve) => {
+      const f = (): void => {
+        w.idle.delete(f)
+        resolve()
+      }
+      w.idle.add(f)
+    })
+  }
+}

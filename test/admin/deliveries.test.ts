@@ -1,0 +1,141 @@
+/**
+ * The delivery log and replay (issue 17, C11): `GET /webhook_endpoints/:id/deliveries` with each
+ * delivery's attempts, `POST /deliveries/:id/redeliver` (a new attempt now, 200 with the
+ * delivery), and the webhook lines of /metrics.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
+import { sleep, startDispatcher, startReceiver } from '../helpers/webhooks.ts'
+import { sqliteOf } from '../helpers/store.ts'
+import { webhookMetricsText } from '../../src/processing/webhooks/metrics.ts'
+import { lintPromFamilies, parsePromText } from '../helpers/prom-text.ts'
+
+/** `name{labels}` → value, from text that must parse and lint clean (the Prometheus format's rules). */
+function parsePrometheus(text: string): Map<string, number> {
+  const families = parsePromText(text)
+  assert.deepEqual(lintPromFamilies(families), [])
+  const out = new Map<string, number>()
+  for (const f of families) for (const s of f.samples) out.set(`${s.name}{${Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}`, s.value)
+  return out
+}
+
+const A = '/admin/api/v1'
+const admin = (server: TestServer, method: string, path: string) => server.request(method, `${A}${path}`, { key: ADMIN_TOKEN })
+const NOT_FOUND = { error: 'The resource you were looking for could not be found.' }
+
+async function register(server: TestServer, url: string): Promise<number> {
+  return (await server.request('POST', `${A}/webhook_endpoints`, { key: ADMIN_TOKEN, json: { webhook_endpoint: { url, events: ['*'] } } })).body.id
+}
+
+async function makeEvents(server: TestServer, n: number): Promise<void> {
+  const user = await seedUser(server.store)
+  for (let i = 0; i < n; i++) await createSubscription(server, user.key)
+}
+
+async function settled(server: TestServer, endpointId: number, done: (d: any[]) => boolean): Promise<any[]> {
+  const deadline = Date.now() + 5_000
+  for (;;) {
+    const list = (await admin(server, 'GET', `/webhook_endpoints/${endpointId}/deliveries?limit=100`)).body.deliveries
+    if (done(list)) return list
+    assert.ok(Date.now() < deadline, 'deliveries did not settle within 5 s')
+    await sleep(25)
+  }
+}
+
+test('the delivery log: keyset pages, each delivery with its attempts; state filter strict; 404 for an unknown or deleted endpoint', async (t) => {
+  const server = await startTestServer(t)
+  const rx = await startReceiver(t)
+  const endpoint = await register(server, rx.url)
+  startDispatcher(t, server)
+  await makeEvents(server, 3)
+  const all = await settled(server, endpoint, (d) => d.length === 3 && d.every((x) => x.state === 'delivered'))
+  assert.deepEqual(Object.keys(all[0]), ['id', 'webhook_endpoint_id', 'event_id', 'event_type', 'state', 'attempt_count', 'next_attempt_at', 'delivered_at', 'created_at', 'updated_at', 'attempts'])
+  assert.deepEqual(Object.keys(all[0].attempts[0]), ['attempted_at', 'status_code', 'duration_ms', 'error', 'response_body', 'redelivery'])
+  const events = (await admin(server, 'GET', '/events')).body.events
+  assert.deepEqual(all.map((d) => [d.webhook_endpoint_id, d.event_id, d.event_type]), events.map((e: any) => [endpoint, e.id, e.type]))
+
+  const page1 = await admin(server, 'GET', `/webhook_endpoints/${endpoint}/deliveries?limit=2`)
+  assert.deepEqual(page1.body.deliveries.map((d: any) => d.id), [all[0].id, all[1].id])
+  assert.equal(page1.body.next_after, all[1].id)
+  const page2 = await admin(server, 'GET', `/webhook_endpoints/${endpoint}/deliveries?limit=2&after=${page1.body.next_after}`)
+  assert.deepEqual(page2.body, { deliveries: [all[2]], next_after: null })
+  assert.deepEqual((await admin(server, 'GET', `/webhook_endpoints/${endpoint}/deliveries?state=pending`)).body, { deliveries: [], next_after: null })
+  assert.equal((await admin(server, 'GET', `/webhook_endpoints/${endpoint}/deliveries?state=delivered`)).body.deliveries.length, 3)
+  const bogus = await admin(server, 'GET', `/webhook_endpoints/${endpoint}/deliveries?state=bogus`)
+  assert.deepEqual([bogus.status, bogus.body], [422, { state: ['is not included in the list'] }])
+  assert.deepEqual(await admin(server, 'GET', `/deliveries/${all[0].id}`).then((r) => r.body), all[0])
+
+  assert.deepEqual((await admin(server, 'GET', '/webhook_endpoints/999/deliveries')).body, NOT_FOUND)
+  await admin(server, 'DELETE', `/webhook_endpoints/${endpoint}`)
+  assert.equal((await admin(server, 'GET', `/webhook_endpoints/${endpoint}/deliveries`)).status, 404)
+  assert.equal((await admin(server, 'GET', `/deliveries/${all[0].id}`)).status, 404)
+  assert.equal((await admin(server, 'POST', `/deliveries/${all[0].id}/redeliver`)).status, 404)
+})
+
+test('redeliver: a new attempt now, 200 with the delivery; a failed delivery that now gets a 2xx is delivered', async (t) => {
+  const server = await startTestServer(t)
+  let status = 500
+  const rx = await startReceiver(t, (_req, res) => {
+    res.statusCode = status
+    res.end(String(status))
+  })
+  const endpoint = await register(server, rx.url)
+  startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0.5, retryWindowMs: 500 })
+  await makeEvents(server, 1)
+  const [failed] = await settled(server, endpoint, (d) => d[0]?.state === 'failed')
+  assert.equal(failed.attempt_count, 1)
+
+  const again = await admin(server, 'POST', `/deliveries/${failed.id}/redeliver`)
+  assert.equal(again.status, 200)
+  assert.equal(again.body.state, 'failed')
+  assert.deepEqual(again.body.attempts.map((a: any) => [a.status_code, a.redelivery]), [[500, false], [500, true]])
+  assert.equal(rx.received.length, 2)
+  assert.equal(rx.received[1]!.body, rx.received[0]!.body)
+
+  status = 200
+  const ok = await admin(server, 'POST', `/deliveries/${failed.id}/redeliver`)
+  assert.equal(ok.status, 200)
+  assert.equal(ok.body.state, 'delivered')
+  assert.equal(ok.body.attempt_count, 3)
+  assert.ok(Date.parse(ok.body.delivered_at) >= Date.parse(ok.body.attempts[2].attempted_at))
+  assert.deepEqual(ok.body, (await admin(server, 'GET', `/deliveries/${failed.id}`)).body)
+  // A delivered one can be sent again too (a shop that lost it): still delivered, one more attempt.
+  const twice = await admin(server, 'POST', `/deliveries/${failed.id}/redeliver`)
+  assert.deepEqual([twice.body.state, twice.body.attempt_count], ['delivered', 4])
+  assert.deepEqual(await server.store.deliveries.stats(), [{ endpoint_id: endpoint, pending: 0, oldest_pending_ms: null, delivered_total: 1, failed_total: 1 }])
+
+  assert.deepEqual((await admin(server, 'POST', '/deliveries/999/redeliver')).body, NOT_FOUND)
+  sqliteOf(server.store).db.prepare('DELETE FROM events').run()
+  const pruned = await admin(server, 'POST', `/deliveries/${failed.id}/redeliver`)
+  assert.equal(pruned.status, 422)
+  assert.match(pruned.body.error, /no longer kept/)
+})
+
+test('/metrics: pending per endpoint and the oldest one\'s age while a receiver is down (/readyz stays ready), totals once it is back', async (t) => {
+  const server = await startTestServer(t)
+  let up = false
+  const rx = await startReceiver(t, (_req, res) => {
+    res.statusCode = up ? 204 : 500
+    res.end()
+  })
+  const endpoint = await register(server, rx.url)
+  startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0 })
+  await makeEvents(server, 3)
+  await rx.waitFor(3)
+  await sleep(300)
+  const down = parsePrometheus(await webhookMetricsText(server.store, Date.now()))
+  const label = `endpoint_id="${endpoint}"`
+  assert.equal(down.get(`replenish_webhook_deliveries_pending{${label}}`), 3)
+  const age = down.get(`replenish_webhook_oldest_pending_delivery_age_seconds{${label}}`) as number
+  assert.ok(age >= 0.3 && age < 5, `age ${age}`)
+  assert.equal((await server.request('GET', '/readyz')).status, 200)
+
+  up = true
+  await settled(server, endpoint, (d) => d.every((x) => x.state === 'delivered'))
+  const back = parsePrometheus(await webhookMetricsText(server.store, Date.now()))
+  assert.equal(back.get(`replenish_webhook_deliveries_pending{${label}}`), 0)
+  assert.equal(back.get(`replenish_webhook_oldest_pending_delivery_age_seconds{${label}}`), 0)
+  assert.equal(back.get(`replenish_webhook_deliveries_total{${label},state="delivered"}`), 3)
+  assert.equal(back.get(`replenish_webhook_deliveries_total{${label},state="failed"}`), 0)
+})

@@ -1,0 +1,219 @@
+/**
+ * Delivery (issue 17, C10) with real receivers on 127.0.0.1: the body is the event, signed; a
+ * 2xx is success; failures are retried base × 6ⁿ later; a slow endpoint delays no other; a
+ * deleted endpoint gets nothing more; redirects are not followed; 1 KiB of an answer is kept.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createHmac } from 'node:crypto'
+import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestServer } from '../../helpers/server.ts'
+import { sleep, startDispatcher, startReceiver, type Received } from '../../helpers/webhooks.ts'
+import { sqliteOf } from '../../helpers/store.ts'
+
+const A = '/admin/api/v1'
+
+async function register(server: TestServer, url: string, events: string[] = ['*']): Promise<{ id: number; secret: string }> {
+  const res = await server.request('POST', `${A}/webhook_endpoints`, { key: ADMIN_TOKEN, json: { webhook_endpoint: { url, events } } })
+  assert.equal(res.status, 201, res.text)
+  return res.body
+}
+
+/** `n` events: one subscription.created each. */
+async function makeEvents(server: TestServer, n: number): Promise<void> {
+  const user = await seedUser(server.store)
+  for (let i = 0; i < n; i++) await createSubscription(server, user.key)
+}
+
+const signaturesOf = (header: string): { t: number; v1: string[] } => {
+  const parts = header.split(',').map((p) => p.split('=') as [string, string])
+  return { t: Number(parts.find(([k]) => k === 't')?.[1]), v1: parts.filter(([k]) => k === 'v1').map(([, v]) => v) }
+}
+const hmac = (secret: string, t: number, body: string): string => createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')
+
+const deliveriesOf = async (server: TestServer, endpointId: number): Promise<any[]> =>
+  (await server.request('GET', `${A}/webhook_endpoints/${endpointId}/deliveries`, { key: ADMIN_TOKEN })).body.deliveries
+
+test('a delivery posts the event as the feed shows it, with Replenish-Event-Id and a signature that verifies', async (t) => {
+  const server = await startTestServer(t)
+  const rx = await startReceiver(t)
+  const endpoint = await register(server, rx.url)
+  startDispatcher(t, server)
+  await makeEvents(server, 1)
+  const [got] = await rx.waitFor(1) as [Received]
+  const [event] = (await server.request('GET', `${A}/events`, { key: ADMIN_TOKEN })).body.events
+  assert.deepEqual(JSON.parse(got.body), event)
+  assert.equal(got.headers['content-type'], 'application/json')
+  assert.equal(got.headers['replenish-event-id'], String(event.id))
+  const sig = signaturesOf(got.headers['replenish-signature'] as string)
+  assert.ok(Math.abs(sig.t - Date.now() / 1000) < 5)
+  assert.deepEqual(sig.v1, [hmac(endpoint.secret, sig.t, got.body)])
+})
+
+test('500, 500, 200 → three attempts, the second retry six times later than the first (1 s base), then delivered', async (t) => {
+  const server = await startTestServer(t)
+  const rx = await startReceiver(t, (_req, res, i) => {
+    res.statusCode = i < 2 ? 500 : 200
+    res.end(i < 2 ? 'try later' : 'ok')
+  })
+  const endpoint = await register(server, rx.url)
+  // The draw fixed at the middle of the jitter range: the delays are their nominal 1 s and 6 s.
+  startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0.5 })
+  await makeEvents(server, 1)
+  const got = await rx.waitFor(3, 15_000)
+  const first = got[1]!.at - got[0]!.at
+  const second = got[2]!.at - got[1]!.at
+  assert.ok(first >= 950 && first < 1500, `first retry after ${first} ms`)
+  assert.ok(second >= 5950 && second < 6600, `second retry after ${second} ms`)
+  assert.ok(second / first > 4 && second / first < 7, `ratio ${second / first}`)
+  assert.equal(new Set(got.map((r) => r.body)).size, 1)
+  await sleep(100)
+  const [delivery] = await deliveriesOf(server, endpoint.id)
+  assert.equal(delivery.state, 'delivered')
+  assert.deepEqual(delivery.attempts.map((a: any) => [a.status_code, a.error, a.response_body, a.redelivery]), [
+    [500, 'the receiver answered 500', 'try later', false],
+    [500, 'the receiver answered 500', 'try later', false],
+    [200, null, 'ok', false],
+  ])
+  assert.equal(delivery.attempt_count, 3)
+  assert.equal(delivery.next_attempt_at, null)
+  assert.equal(rx.received.length, 3)
+})
+
+test('a hanging receiver does not delay another endpoint', async (t) => {
+  const server = await startTestServer(t)
+  const hanging = await startReceiver(t, () => {}) // never answers
+  const healthy = await startReceiver(t)
+  await register(server, hanging.url)
+  await register(server, healthy.url)
+  startDispatcher(t, server, { concurrency: 4 })
+  const started = Date.now()
+  await makeEvents(server, 30)
+  await healthy.waitFor(30, 5_000)
+  assert.ok(Date.now() - started < 5_000)
+  // The hanging one holds exactly its own connections, no more.
+  await sleep(100)
+  assert.equal(hanging.received.length, 4)
+})
+
+test('after DELETE nothing more is sent to the endpoint, pending retries included; its pending deliveries are canceled', async (t) => {
+  const server = await startTestServer(t)
+  const rx = await startReceiver(t, (_req, res) => {
+    res.statusCode = 503
+    res.end()
+  })
+  const endpoint = await register(server, rx.url)
+  startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0 }) // first retry 0.8 s later
+  await makeEvents(server, 2)
+  await rx.waitFor(2)
+  assert.equal((await server.request('DELETE', `${A}/webhook_endpoints/${endpoint.id}`, { key: ADMIN_TOKEN })).status, 200)
+  await makeEvents(server, 1)
+  await sleep(2_000)
+  assert.equal(rx.received.length, 2)
+  const states = sqliteOf(server.store).db.prepare('SELECT state FROM webhook_deliveries ORDER BY id').all().map((r) => r['state'])
+  assert.deepEqual(states, ['canceled', 'canceled'])
+})
+
+test('after rotate_secret deliveries carry two v1= entries, the new secret first; one again once the old one expires', async (t) => {
+  const server = await startTestServer(t)
+  const rx = await startReceiver(t)
+  const endpoint = await register(server, rx.url)
+  const dispatcher = startDispatcher(t, server)
+  const rotated = await server.request('POST', `${A}/webhook_endpoints/${endpoint.id}/rotate_secret`, { key: ADMIN_TOKEN })
+  assert.equal(rotated.status, 200)
+  await makeEvents(server, 1)
+  const [got] = await rx.waitFor(1) as [Received]
+  const sig = signaturesOf(got.headers['replenish-signature'] as string)
+  assert.deepEqual(sig.v1, [hmac(rotated.body.secret, sig.t, got.body), hmac(endpoint.secret, sig.t, got.body)])
+
+  sqliteOf(server.store).db.prepare("UPDATE webhook_endpoints SET previous_secret_expires_at = '2000-01-01T00:00:00.000Z'").run()
+  dispatcher.refresh()
+  await sleep(50)
+  await makeEvents(server, 1)
+  const second = (await rx.waitFor(2))[1]!
+  const later = signaturesOf(second.headers['replenish-signature'] as string)
+  assert.deepEqual(later.v1, [hmac(rotated.body.secret, later.t, second.body)])
+})
+
+test('a redirect is not followed: it is a failed attempt naming the Location', async (t) => {
+  const server = await startTestServer(t)
+  const elsewhere = await startReceiver(t)
+  const rx = await startReceiver(t, (_req, res) => {
+    res.writeHead(307, { location: elsewhere.url })
+    res.end()
+  })
+  const endpoint = await register(server, rx.url)
+  startDispatcher(t, server, { retryBaseSeconds: 60 })
+  await makeEvents(server, 1)
+  await rx.waitFor(1)
+  await sleep(100)
+  const [delivery] = await deliveriesOf(server, endpoint.id)
+  assert.equal(delivery.state, 'pending')
+  assert.equal(delivery.attempts[0].status_code, 307)
+  assert.equal(delivery.attempts[0].error, `the receiver answered 307; redirects are not followed (Location: ${elsewhere.url})`)
+  assert.ok(Date.parse(delivery.next_attempt_at) - Date.now() > 40_000)
+  assert.equal(elsewhere.received.length, 0)
+})
+
+test('at most 1 KiB of an answer is kept; no answer within the time-out is a failed attempt with no status', async (t) => {
+  const server = await startTestServer(t)
+  const big = await startReceiver(t, (_req, res) => {
+    res.statusCode = 500
+    res.end('é'.repeat(3000))
+  })
+  const silent = await startReceiver(t, () => {})
+  const bigEndpoint = await register(server, big.url)
+  const silentEndpoint = await register(server, silent.url)
+  startDispatcher(t, server, { retryBaseSeconds: 60, timeoutMs: 300 })
+  await makeEvents(server, 1)
+  await big.waitFor(1)
+  await silent.waitFor(1)
+  await sleep(600)
+  const [kept] = await deliveriesOf(server, bigEndpoint.id)
+  assert.equal(kept.attempts[0].response_body, 'é'.repeat(512))
+  const [timedOut] = await deliveriesOf(server, silentEndpoint.id)
+  assert.deepEqual([timedOut.attempts[0].status_code, timedOut.attempts[0].error], [null, 'no answer within 0.3 s'])
+  assert.equal(timedOut.state, 'pending')
+})
+
+test('a delivery not accepted within the retry window is failed, and counted so', async (t) => {
+  const server = await startTestServer(t)
+  const rx = await startReceiver(t, (_req, res) => {
+    res.statusCode = 500
+    res.end()
+  })
+  const endpoint = await register(server, rx.url)
+  // A 2 s window: the first retry (1 s) falls inside it, the second (6 s later) would not.
+  startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0.5, retryWindowMs: 2_000 })
+  await makeEvents(server, 1)
+  await rx.waitFor(2, 5_000)
+  await sleep(200)
+  const [delivery] = await deliveriesOf(server, endpoint.id)
+  assert.equal(delivery.state, 'failed')
+  assert.equal(delivery.attempt_count, 2)
+  assert.equal(delivery.next_attempt_at, null)
+  assert.deepEqual(await server.store.deliveries.stats(), [{ endpoint_id: endpoint.id, pending: 0, oldest_pending_ms: null, delivered_total: 0, failed_total: 1 }])
+})
+
+test('pending deliveries survive a stop: a new dispatcher on the same store sends every one', async (t) => {
+  const server = await startTestServer(t)
+  let up = false
+  const rx = await startReceiver(t, (_req, res) => {
+    res.statusCode = up ? 200 : 500
+    res.end()
+  })
+  const endpoint = await register(server, rx.url)
+  const first = startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0 })
+  await makeEvents(server, 5)
+  await rx.waitFor(5)
+  await first.stop()
+  up = true
+  startDispatcher(t, server, { retryBaseSeconds: 1 })
+  const deadline = Date.now() + 5_000
+  while ((await deliveriesOf(server, endpoint.id)).some((d) => d.state !== 'delivered')) {
+    assert.ok(Date.now() < deadline, 'every delivery delivered within 5 s')
+    await sleep(50)
+  }
+  const events = (await server.request('GET', `${A}/events`, { key: ADMIN_TOKEN })).body.events.map((e: any) => String(e.id))
+  const delivered = new Set(rx.received.filter((_r, i) => i >= 5).map((r) => r.headers['replenish-event-id']))
+  assert.deepEqual([...delivered].sort(), events.sort())
+})
