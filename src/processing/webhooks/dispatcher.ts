@@ -128,7 +128,8 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       } finally {
         this.fetching = false
       }
-      if (found === 0 && this.inFlight === 0) return this.sleep(pollMs)
+      // Nothing more is due (beyond what is in flight): look again after a pause, not in a loop.
+      if (found === 0) return this.sleep(pollMs)
       this.pump()
     }
 
