@@ -42,7 +42,10 @@ export function eventsStore(db: DatabaseSync) {
 
   // Retention works from the oldest event on: ids follow creation, so the events to prune are a
   // prefix of the table, and so are their deliveries (made with them, by the outbox trigger).
-  const oldest = prepareValues(db, 'SELECT id, created_at FROM events ORDER BY id LIMIT ?')
+  // The newest event always stays: ids are rowids (no AUTOINCREMENT), and an empty table would
+  // hand out id 1 again, breaking the feed's cursor and the receivers' dedupe on the event id.
+  // The same holds for deliveries.
+  const oldest = prepareValues(db, 'SELECT id, created_at FROM events WHERE id < (SELECT max(id) FROM events) ORDER BY id LIMIT ?')
   const uncount = db.prepare(`UPDATE subscriptions SET event_count = event_count - c.n
     FROM (SELECT subscription_id AS sid, count(*) AS n FROM events WHERE id <= ? AND subscription_id IS NOT NULL GROUP BY subscription_id) c
     WHERE subscriptions.id = c.sid`)
@@ -50,7 +53,8 @@ export function eventsStore(db: DatabaseSync) {
   // The first rows of the deliveries, unfiltered (a filter would scan the whole table for more).
   const deliveriesPrefix = prepareValues(db, `SELECT max(id), count(*) FROM (SELECT id, event_id FROM webhook_deliveries ORDER BY id LIMIT ?2)
     WHERE event_id <= ?1`)
-  const removeDeliveries = db.prepare("DELETE FROM webhook_deliveries WHERE id <= ? AND state <> 'pending'")
+  const removeDeliveries = db.prepare(`DELETE FROM webhook_deliveries WHERE id <= ? AND state <> 'pending'
+    AND id < (SELECT max(id) FROM webhook_deliveries)`)
   const DELIVERIES_STEP = 1000
 
   return {
