@@ -15,13 +15,14 @@
  *   npm run bench:process                      # 1,000,000
  *   npm run bench:process -- --count 100000    # while developing
  */
-import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
+import { runTimed } from './lib/process.mjs'
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const AS_OF = '2026-03-01'
@@ -62,7 +63,7 @@ try {
   if (opts['seed-only']) process.exit(0)
 
   t = performance.now()
-  const { code, peakKb, stdout } = await timed(command, [...prefix, 'process', '--as-of', AS_OF], env)
+  const { code, peakKb, stdout } = await runTimed(command, [...prefix, 'process', '--as-of', AS_OF], { env, cwd: ROOT, rssFile: join(dir, 'rss.txt') })
   const seconds = (performance.now() - t) / 1000
   if (code !== 0) throw new Error(`replenish process exited with ${code}`)
   log(stdout.trim())
@@ -104,36 +105,6 @@ function seed(file, n) {
   conn.close()
 }
 
-/** Runs the child to its end; peak RSS from /usr/bin/time when present, else by polling VmHWM. */
-function timed(cmd, args, childEnv) {
-  const useTime = existsSync('/usr/bin/time')
-  const rssFile = join(dir, 'rss.txt')
-  const child = useTime
-    ? spawn('/usr/bin/time', ['-f', '%M', '-o', rssFile, cmd, ...args], { env: childEnv, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(cmd, args, { env: childEnv, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let peakKb = 0
-  child.stdout.on('data', (c) => (stdout += c))
-  child.stderr.on('data', (c) => process.stderr.write(c))
-  const poll = useTime
-    ? undefined
-    : setInterval(() => {
-        try {
-          const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))
-          if (m) peakKb = Math.max(peakKb, Number(m[1]))
-        } catch {
-          // The child is gone; the last reading stands.
-        }
-      }, 20)
-  return new Promise((resolvePromise, reject) => {
-    child.once('error', reject)
-    child.once('exit', (code) => {
-      if (poll) clearInterval(poll)
-      if (useTime) peakKb = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop())
-      resolvePromise({ code, peakKb, stdout })
-    })
-  })
-}
 
 function check(file, n) {
   const conn = new DatabaseSync(file, { readOnly: true })

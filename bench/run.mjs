@@ -10,10 +10,19 @@
  * Any non-2xx answer, socket error or timeout fails the run, and so does an acknowledged write
  * that is missing from the database afterwards.
  *
- *   npm run bench                      # the full run (about 4 minutes)
+ * `patch-webhook` (issue 17) is `patch` with one webhook endpoint on `*`, registered through the
+ * admin API before each of its measurements and deleted after, so no other scenario runs with
+ * webhooks. Its receiver (bench/lib/receiver.mjs: node:http answering 200 `ok`) is a process of
+ * its own on wrk's core: it stands for a machine elsewhere, so its work is not charged to
+ * replenish's core. After each measurement the bench waits for the backlog to drain (/metrics
+ * `replenish_webhook_deliveries_pending` at 0) and fails unless the receiver got an event for
+ * every PATCH acknowledged.
+ *
+ *   npm run bench                      # the full run (about 6 minutes)
  *   npm run bench -- --quick           # 2 s × 1 repetition, while developing
  *   npm run bench -- --scenarios get,patch --seconds 5
  */
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -25,6 +34,7 @@ import { INSTALL_HINT, runWrk } from './lib/wrk.mjs'
 import { benchEnv } from './lib/env.mjs'
 import { renderMarkdown, renderTable, summarize } from './lib/report.mjs'
 import { renderProfile, summarizeProfile } from './lib/profile-summary.mjs'
+import { deleteEndpoint, drain, endpointMetrics, receiverStats, registerEndpoint, resetReceiver } from './lib/webhooks.mjs'
 import { cpuBusyShare, fsType, machine, waitQuiet } from './lib/machine.mjs'
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
@@ -32,6 +42,7 @@ const SCENARIOS = {
   get: 'GET subscription',
   list: 'GET list',
   patch: 'PATCH line item quantity',
+  'patch-webhook': 'PATCH line item quantity, 1 webhook endpoint on *',
   skip: 'POST skip',
   create: 'POST create (2 line items)',
 }
@@ -103,7 +114,10 @@ const work = mkdtempSync(join(opts.dir ?? tmpdir(), 'replenish-bench-'))
 const dbFile = join(work, 'bench.db')
 const dataFile = join(work, 'keys.txt')
 const profileDir = join(work, 'profile')
-const env = benchEnv(dbFile)
+// For the admin API (webhook endpoints, /metrics) of this database only; never printed.
+const adminToken = randomBytes(24).toString('hex')
+const env = benchEnv(dbFile, { REPLENISH_ADMIN_TOKEN: adminToken })
+const webhooks = scenarios.includes('patch-webhook')
 
 const started = []
 let exitCode = 0
@@ -133,24 +147,72 @@ try {
   log(`bare ${bare.url} (pid ${bare.pid}), replenish ${app.url} (pid ${app.pid}); ` +
     (pin ? `servers on cpu ${serverCpu}, wrk on cpu ${wrkCpu}` : `not pinned (${cores} core${cores === 1 ? '' : 's'})`))
 
+  let receiver
+  if (webhooks) {
+    receiver = await startServer('receiver', ...pinned(wrkCpu, process.execPath, [join(ROOT, 'bench', 'lib', 'receiver.mjs')]), { cwd: ROOT })
+    started.push(receiver)
+    log(`webhook receiver ${receiver.url} (pid ${receiver.pid})${pin ? ` on cpu ${wrkCpu}, beside wrk` : ''}`)
+  }
+
   const targets = [{ key: 'bare', label: 'bare node:http (ceiling)', server: bare, scenario: 'get' }]
-  for (const s of scenarios) targets.push({ key: s, label: SCENARIOS[s], server: app, scenario: s })
+  for (const s of scenarios) {
+    const webhook = s === 'patch-webhook'
+    targets.push({ key: s, label: SCENARIOS[s], server: app, scenario: webhook ? 'patch' : s, webhook })
+  }
   let run = 0
-  const acknowledged = { patch: 0, skip: 0, create: 0 }
+  const acknowledged = { patch: 0, 'patch-webhook': 0, skip: 0, create: 0 }
   let busyStarts = 0
   const measure = async (target, secs) => {
     // Between two measurements our own servers idle, so CPU time now is someone else's: wait
     // (a minute at most) for it to pass, and count the measurements that had to start anyway.
     if (!(await waitQuiet(60_000, log))) busyStarts++
+    const endpointId = target.webhook ? await startWebhook() : undefined
     const memory = memoryPoller(target.server.pid)
     const r = await runWrk({ url: target.server.url, scenario: target.scenario, dataFile, run: ++run, seconds: secs, connections, threads, cpu: wrkCpu })
-    const mem = memory.stop()
     if (!target.server.alive()) throw new Error(`${target.server.name} died during ${target.label}:\n${target.server.stderr()}`)
     if (r.non2xx > 0 || r.status_errors > 0 || r.socketErrors > 0) {
       throw new Error(`${target.label}: ${r.non2xx} non-2xx answers, ${r.socketErrors} socket errors or timeouts of ${r.requests} requests; every answer must be 2xx`)
     }
     if (target.server === app && target.key in acknowledged) acknowledged[target.key] += r.requests
-    return { ...r, ...mem }
+    // The drain belongs to the webhook scenario's cost: its memory is measured through it.
+    const webhook = endpointId === undefined ? undefined : await finishWebhook(endpointId, r.requests)
+    const mem = memory.stop()
+    return { ...r, ...mem, ...(webhook ? { webhook } : {}) }
+  }
+
+  /** A fresh endpoint on `*` to the receiver, which forgets what it got before. */
+  const startWebhook = async () => {
+    await resetReceiver(receiver.url)
+    // Answered once committed: from here on every event's outbox trigger finds the endpoint.
+    return registerEndpoint(app.url, adminToken, receiver.url)
+  }
+
+  /**
+   * After wrk: the backlog left at its end, the time until nothing is pending, and the check that
+   * every acknowledged PATCH reached the receiver; then the endpoint goes. Bounded: a drain
+   * slower than 500/s fails the run.
+   */
+  const finishWebhook = async (endpointId, patches) => {
+    const duringLoad = (await receiverStats(receiver.url)).distinct
+    const left = await endpointMetrics(app.url, adminToken, endpointId)
+    const from = performance.now()
+    const done = await drain({
+      appUrl: app.url, adminToken, endpointId, receiverUrl: receiver.url, expected: patches,
+      limitMs: Math.max(60_000, left.pending * 2),
+    })
+    const seconds = (done.at - from) / 1000
+    await deleteEndpoint(app.url, adminToken, endpointId)
+    if (done.receiver.distinct < patches) throw new Error(`webhooks: the receiver got ${done.receiver.distinct} events for ${patches} PATCHes acknowledged`)
+    return {
+      acknowledged: patches,
+      received: done.receiver.distinct,
+      duplicates: done.receiver.duplicates,
+      delivered: done.metrics.delivered,
+      receivedDuringLoad: duringLoad,
+      backlogAtEnd: left.pending,
+      drainSeconds: seconds,
+      drainPerSecond: seconds > 0 ? left.pending / seconds : null,
+    }
   }
 
   if (warmup > 0) {
@@ -164,6 +226,11 @@ try {
       const r = await measure(t, seconds)
       runs[t.key].push(r)
       log(`rep ${rep}/${reps} ${t.label.padEnd(28)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${ms(r.p50_us)}  p99 ${ms(r.p99_us)}  rss ${r.peakRssMB.toFixed(0)} MB`)
+      if (r.webhook) {
+        const w = r.webhook
+        log(`  webhooks: ${w.received} events received for ${w.acknowledged} PATCHes (${w.receivedDuringLoad} during the load); ` +
+          `backlog ${w.backlogAtEnd} drained in ${w.drainSeconds.toFixed(1)} s = ${Math.round(w.drainPerSecond ?? 0)}/s`)
+      }
     }
   }
 
@@ -171,11 +238,15 @@ try {
   const appAnon = Math.max(0, ...targets.filter((t) => t.server === app).flatMap((t) => runs[t.key]).map((r) => r.peakAnonMB ?? 0))
   await app.stop()
   await bare.stop()
+  await receiver?.stop()
   started.length = 0
   const durability = checkDurability(countEvents(dbFile), acknowledged)
 
+  const previous = existsSync(join(ROOT, 'bench', 'results', 'latest.json'))
+    ? JSON.parse(readFileSync(join(ROOT, 'bench', 'results', 'latest.json'), 'utf8'))
+    : undefined
   const result = summarize({
-    targets, runs, appHwm, appAnon, durability,
+    targets, runs, previous, appHwm, appAnon, durability,
     settings: { seconds, reps, warmup, connections, threads, pinned: pin, serverCpu, wrkCpu, replenish: replenish.mode, synchronous: 'FULL', busyStarts, evicted },
     machine: machine(work, sqliteVersion()),
   })
@@ -232,11 +303,11 @@ async function checkBodies(bareUrl, appUrl, user) {
 /** Every write wrk saw acknowledged (2xx) must have left its event: none may be lost. */
 function checkDurability(events, acknowledged) {
   const rows = [
-    ['patch', 'line_item.updated'],
-    ['skip', 'subscription.skipped'],
-    ['create', 'subscription.created'],
-  ].filter(([k]) => acknowledged[k] > 0)
-  const lines = rows.map(([k, type]) => ({ scenario: k, event: type, acknowledged: acknowledged[k], stored: events[type] ?? 0 }))
+    ['patch', 'line_item.updated', acknowledged.patch + acknowledged['patch-webhook']],
+    ['skip', 'subscription.skipped', acknowledged.skip],
+    ['create', 'subscription.created', acknowledged.create],
+  ].filter(([, , n]) => n > 0)
+  const lines = rows.map(([k, type, n]) => ({ scenario: k, event: type, acknowledged: n, stored: events[type] ?? 0 }))
   const ok = lines.every((l) => l.stored >= l.acknowledged)
   return { ok, lines, text: lines.map((l) => `${l.event}: ${l.stored} stored for ${l.acknowledged} acknowledged`).join('; ') }
 }

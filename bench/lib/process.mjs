@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 
 /** True when `name` runs (`which` is not everywhere, so ask the command itself). */
 export function hasCommand(name, versionArg = '--version') {
@@ -114,4 +114,49 @@ export function memoryPoller(pid, everyMs = 200) {
       return { peakRssMB: peakRss, hwmMB: hwm, peakAnonMB: peakAnon }
     },
   }
+}
+
+/**
+ * CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat (Linux;
+ * undefined elsewhere). Fields 14 and 15 count clock ticks, 100 a second on Linux (USER_HZ).
+ */
+export function cpuSecondsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // The command name (field 2) may hold spaces: count fields from after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}
+
+/** Runs the child to its end; peak RSS from /usr/bin/time when present, else by polling VmHWM. */
+export function runTimed(cmd, args, { env: childEnv, cwd, rssFile }) {
+  const useTime = existsSync('/usr/bin/time')
+  const child = useTime
+    ? spawn('/usr/bin/time', ['-f', '%M', '-o', rssFile, cmd, ...args], { env: childEnv, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(cmd, args, { env: childEnv, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let peakKb = 0
+  child.stdout.on('data', (c) => (stdout += c))
+  child.stderr.on('data', (c) => process.stderr.write(c))
+  const poll = useTime
+    ? undefined
+    : setInterval(() => {
+        try {
+          const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))
+          if (m) peakKb = Math.max(peakKb, Number(m[1]))
+        } catch {
+          // The child is gone; the last reading stands.
+        }
+      }, 20)
+  return new Promise((resolvePromise, reject) => {
+    child.once('error', reject)
+    child.once('exit', (code) => {
+      if (poll) clearInterval(poll)
+      if (useTime) peakKb = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop())
+      resolvePromise({ code, peakKb, stdout })
+    })
+  })
 }

@@ -3,14 +3,20 @@
  * issue's targets beside them, and the table in plain text and markdown.
  */
 
-/** Issue 6's targets: same run, server on one core, 64 connections. */
+/**
+ * Issue 6's targets: same run, server on one core, 64 connections; a ratio is to the bare server
+ * unless `of` names another scenario (issue 17: PATCH with a webhook endpoint against PATCH).
+ */
 export const TARGETS = {
   get: { ratio: 0.4, p99Ms: 5 },
   patch: { ratio: 0.2, p99Ms: 10 },
+  'patch-webhook': { ratio: 0.7, of: 'patch' },
   skip: { ratio: 0.2 },
   create: { ratio: 0.12 },
 }
 export const RSS_TARGET_MB = 150
+/** Issue 17: no scenario may lose more than this against its last recorded run (latest.json). */
+export const REGRESSION_LIMIT = 0.05
 
 const median = (values) => {
   const s = [...values].sort((a, b) => a - b)
@@ -18,8 +24,12 @@ const median = (values) => {
   return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2
 }
 
-export function summarize({ targets, runs, appHwm, appAnon, durability, settings, machine }) {
+export function summarize({ targets, runs, previous, appHwm, appAnon, durability, settings, machine }) {
   const bareRps = median(runs.bare.map((r) => r.rps))
+  // Against another scenario: the median of the repetitions' own ratios. Repetitions interleave the
+  // scenarios, so each pair ran back to back: a busy minute of the machine hits both sides of it.
+  const pairedRatio = (key, of) => (runs[of] ? median(runs[key].map((r, i) => r.rps / runs[of][i].rps)) : undefined)
+  const before = new Map((previous?.rows ?? []).map((r) => [r.key, r.rps]))
   const rows = targets.map((t) => {
     const rs = runs[t.key]
     const rps = median(rs.map((r) => r.rps))
@@ -34,15 +44,25 @@ export function summarize({ targets, runs, appHwm, appAnon, durability, settings
       requests: rs.reduce((n, r) => n + r.requests, 0),
       repetitions: rs.map((r) => ({ rps: Math.round(r.rps), p50Ms: r.p50_us / 1000, p99Ms: r.p99_us / 1000 })),
     }
+    const last = before.get(t.key)
+    if (last !== undefined) {
+      row.lastRps = last
+      row.change = rps / last - 1
+      row.regressed = row.change < -REGRESSION_LIMIT
+    }
     const target = TARGETS[t.key]
-    if (target) {
+    const ratio = target?.of === undefined ? row.ratio : pairedRatio(t.key, target.of)
+    if (target && ratio !== undefined) {
+      if (target.of !== undefined) row[`ratioTo_${target.of}`] = ratio
       const misses = []
-      if (row.ratio < target.ratio) misses.push(`ratio < ${target.ratio}`)
+      if (ratio < target.ratio) misses.push(`ratio < ${target.ratio}${target.of ? ` (${ratio.toFixed(2)}× ${target.of})` : ''}`)
       if (target.p99Ms !== undefined && row.p99Ms > target.p99Ms) misses.push(`p99 > ${target.p99Ms} ms`)
-      row.target = `≥ ${target.ratio.toFixed(2)}×${target.p99Ms !== undefined ? `, p99 ≤ ${target.p99Ms} ms` : ''}`
+      row.target = `≥ ${target.ratio.toFixed(2)}×${target.of ? ` ${target.of}` : ''}${target.p99Ms !== undefined ? `, p99 ≤ ${target.p99Ms} ms` : ''}`
       row.met = misses.length === 0
       row.misses = misses
     }
+    const hooks = rs.map((r) => r.webhook).filter((w) => w !== undefined)
+    if (hooks.length > 0) row.webhooks = webhookSummary(hooks, target?.of ? row[`ratioTo_${target.of}`] : undefined)
     return row
   })
   return {
@@ -55,15 +75,52 @@ export function summarize({ targets, runs, appHwm, appAnon, durability, settings
     rssTargetMB: RSS_TARGET_MB,
     rssMet: appHwm <= RSS_TARGET_MB,
     durability,
+    regressions: rows.filter((r) => r.regressed).map((r) => r.key),
+    previousDate: previous?.date,
+    previousSettings: previous?.settings,
+  }
+}
+
+/** The webhook scenario's repetitions: events received against PATCHes acknowledged, and the drains after. */
+function webhookSummary(hooks, ratioToPatch) {
+  const drains = hooks.filter((w) => w.drainPerSecond !== null && w.backlogAtEnd > 0)
+  return {
+    ratioToPatch,
+    acknowledged: hooks.reduce((n, w) => n + w.acknowledged, 0),
+    received: hooks.reduce((n, w) => n + w.received, 0),
+    duplicates: hooks.reduce((n, w) => n + w.duplicates, 0),
+    receivedDuringLoadShare: hooks.reduce((n, w) => n + w.receivedDuringLoad, 0) / hooks.reduce((n, w) => n + w.acknowledged, 0),
+    drainPerSecond: drains.length > 0 ? median(drains.map((w) => w.drainPerSecond)) : null,
+    drains: hooks.map((w) => ({ backlog: w.backlogAtEnd, seconds: w.drainSeconds, perSecond: w.drainPerSecond === null ? null : Math.round(w.drainPerSecond) })),
   }
 }
 
 function cells(r) {
   const verdict = r.target === undefined ? '' : `${r.target} ${r.met ? 'met' : `MISSED (${r.misses.join(', ')})`}`
-  return [r.scenario, String(r.rps), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), `${r.ratio.toFixed(2)}×`, r.peakRssMB.toFixed(0), verdict]
+  const change = r.change === undefined ? '' : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)}%${r.regressed ? ' LOST' : ''}`
+  return [r.scenario, String(r.rps), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), `${r.ratio.toFixed(2)}×`, r.peakRssMB.toFixed(0), change, verdict]
 }
 
-const HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio to bare', 'peak RSS MB', 'target']
+const HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio to bare', 'peak RSS MB', 'vs last', 'target']
+
+/** Whether this run was measured like the recorded one it is compared with (seconds, repetitions, load, pinning). */
+function sameSettings(result) {
+  const a = result.settings
+  const b = result.previousSettings ?? {}
+  return ['seconds', 'reps', 'warmup', 'connections', 'threads', 'pinned', 'replenish'].every((k) => a[k] === b[k])
+}
+
+/** The webhook scenario's line: its ratio to PATCH, the check of every event, and the drains. */
+function webhookLines(result) {
+  return result.rows.filter((r) => r.webhooks).map((r) => {
+    const w = r.webhooks
+    const drains = w.drains.map((d) => `${d.backlog} in ${d.seconds.toFixed(1)} s`).join(', ')
+    return `${r.scenario}: ${w.ratioToPatch === undefined ? '' : `${w.ratioToPatch.toFixed(2)}× PATCH without webhooks (median of the repetitions' ratios); `}` +
+      `receiver got ${w.received} events for ${w.acknowledged} PATCHes acknowledged (${w.received >= w.acknowledged ? 'all delivered' : 'SOME MISSING'}` +
+      `, ${w.duplicates} repeated), ${(w.receivedDuringLoadShare * 100).toFixed(0)}% of them while the load ran; ` +
+      `backlog left at the end of each repetition drained at ${w.drainPerSecond === null ? 'n/a' : `${Math.round(w.drainPerSecond)}/s`} (median; ${drains})`
+  })
+}
 
 function footer(result) {
   const s = result.settings
@@ -73,6 +130,11 @@ function footer(result) {
       `${(result.replenishPeakAnonMB ?? 0).toFixed(0)} MB, the rest pages of the executable` +
       (s.evicted ? ', started uncached' : ''),
     `acknowledged writes stored: ${result.durability.text || 'no writes measured'} (${result.durability.ok ? 'all stored' : 'SOME MISSING'})`,
+    ...webhookLines(result),
+    result.previousDate === undefined
+      ? 'vs last: no recorded run (bench/results/latest.json) to compare with'
+      : `vs last: req/s against the last recorded full run (${result.previousDate})${sameSettings(result) ? '' : ', measured with other settings than this run, so only a rough guide'}; ` +
+        (result.regressions.length === 0 ? `none lost more than ${REGRESSION_LIMIT * 100}%` : `LOST more than ${REGRESSION_LIMIT * 100}%: ${result.regressions.join(', ')}`),
     `${s.replenish}, synchronous=${s.synchronous}; wrk ${s.threads} thread(s), ${s.connections} connections, ` +
       `${s.warmup} s warm-up, ${s.seconds} s × ${s.reps} repetition(s), medians; ` +
       (s.pinned ? `servers on cpu ${s.serverCpu}, wrk on cpu ${s.wrkCpu}` : 'not pinned') +

@@ -1,6 +1,6 @@
 import { HttpError, notFound } from '../http/http-error.ts'
 import { signatureHeader, signingSecrets } from '../domain/webhook-signature.ts'
-import { DELIVERY_STATES, type DeliveryState } from '../store/api.ts'
+import { SHOWN_DELIVERY_STATES, type DeliveryState } from '../store/api.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
@@ -13,7 +13,7 @@ export const listDeliveries = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
   const endpoint = await app.store.webhooks.findEndpoint(parseId(ctx.params['id']))
   if (!endpoint) throw notFound()
-  const q = readListQuery(ctx.query, { state: oneOf(DELIVERY_STATES) })
+  const q = readListQuery(ctx.query, { state: oneOf(SHOWN_DELIVERY_STATES) })
   const rows = await app.store.deliveries.list({ endpointId: endpoint.id, after: q.after, limit: q.limit + 1, state: q.state as DeliveryState | undefined })
   return ok(cursorBody('deliveries', rows, q.limit, (d) => d))
 }

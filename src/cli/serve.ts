@@ -6,6 +6,7 @@ import { buildApp, buildRoutes, corsOptions, openConfiguredStore } from './app.t
 import { seedDemo } from './demo.ts'
 import { processingForServe } from '../processing/in-serve.ts'
 import { webhookDispatcher } from '../processing/webhooks/dispatcher.ts'
+import { loadPacer } from '../processing/webhooks/pacer.ts'
 import { webhookMetricsText } from '../processing/webhooks/metrics.ts'
 import { eventRetention } from '../processing/event-retention.ts'
 
@@ -32,7 +33,9 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
   const metrics = new RequestMetrics()
   const processing = processingForServe(store, app.clock, config.processEvery, (entry) => errors.write(entry))
   const logError = (entry: object): void => errors.write(entry)
-  const dispatcher = webhookDispatcher({ store, retryBaseSeconds: config.webhookRetryBaseSeconds, log: logError })
+  let answered = 0
+  const pacer = loadPacer({ requestsAnswered: () => answered })
+  const dispatcher = webhookDispatcher({ store, retryBaseSeconds: config.webhookRetryBaseSeconds, log: logError, pacer })
   app.endpointsChanged.add(() => dispatcher.refresh())
   const retention = eventRetention({ store, days: config.eventRetentionDays, log: logError })
   const routes = buildRoutes(app, metrics, [processing.metrics, () => webhookMetricsText(store, Date.now())], processing.readiness)
@@ -45,6 +48,7 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
       requestTimeoutMs: config.requestTimeoutMs,
       keepAliveTimeoutMs: config.keepAliveTimeoutMs,
       onResponse: (entry) => {
+        answered++
         metrics.observe(entry)
         if (config.log === 'json') stdout.write({ time: new Date().toISOString(), ...entry })
       },
@@ -67,6 +71,7 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
   io.err(`replenish: ${signal} received, finishing in-flight requests`)
   // A processor run stops after its current batch; the database closes only after both.
   await Promise.all([server.close(SHUTDOWN_GRACE_MS), processing.stop(), dispatcher.stop(), retention.stop()])
+  pacer.stop()
   stdout.flush()
   errors.flush()
   // The checkpoint thread's connection goes first, so the server's close is the last one and

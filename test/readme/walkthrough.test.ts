@@ -11,6 +11,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
+import { createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -35,6 +37,18 @@ function npmStartArgs(): string[] {
   const m = /^node --import tsx src\/main\.ts (.+)$/.exec(scripts['start'] ?? '')
   assert.ok(m, `npm start is not \`node --import tsx src/main.ts …\`: ${scripts['start']}`)
   return (m[1] as string).split(' ')
+}
+
+/** A port nothing listens on now, for the walk-through's webhook receiver. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
 }
 
 /** Sets `NAME=` lines (the placeholders a reader fills in) to real values; each must be there once. */
@@ -92,7 +106,8 @@ test('the README walk-through runs as written on a fresh `npm start`: every curl
   const key = await printed(/API key[^:\n]*: (rpl_\S+)/)
   const admin = await printed(/admin token[^:\n]*: (rpladm_\S+)/)
 
-  const script = blocks.map((b) => fillIn(b, { URL: server.url, KEY: key, ADMIN: admin })).join('\n')
+  const hooks = await freePort()
+  const script = blocks.map((b) => fillIn(b, { URL: server.url, KEY: key, ADMIN: admin, HOOKS: String(hooks) })).join('\n')
   const env: Record<string, string> = { WALK_DIR: dir, REPLENISH_DB: db }
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !name.startsWith('REPLENISH_')) env[name] ??= value
   const result = await run(CURL_RECORDER + script, env)
@@ -112,4 +127,7 @@ test('the README walk-through runs as written on a fresh `npm start`: every curl
   assert.ok(Number(processed[1]) >= 1, `the processor processed ${processed[1]} subscriptions`)
   const outcome = calls.filter((c) => c.args.includes('/installments/1/outcome'))
   assert.deepEqual(outcome.map((c) => c.status), [200], 'the outcome of installment 1 is recorded')
+  // The receiver it starts printed the events serve delivered to it, the processor's among them.
+  assert.match(result.stdout, /webhook: \{"id":1,"type":"subscription\.created"/)
+  assert.match(result.stdout, /webhook: \{"id":\d+,"type":"installment\.created"/)
 })

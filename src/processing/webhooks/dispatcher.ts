@@ -2,6 +2,7 @@ import { afterFailure } from '../../domain/webhook-schedule.ts'
 import { signatureHeader, signingSecrets } from '../../domain/webhook-signature.ts'
 import type { DeliveryOutcome, DueDelivery, Store, WebhookEndpoint } from '../../store/api.ts'
 import { newTarget, post, type Sent, type Target } from './send.ts'
+import { noPacing, type Pacer } from './pacer.ts'
 
 /**
  * The webhook dispatcher inside `serve` (C10). Each endpoint has its own worker with its own
@@ -28,6 +29,8 @@ export interface DispatcherOptions {
   readonly timeoutMs?: number
   readonly retryWindowMs?: number
   readonly random?: () => number
+  /** Holds deliveries back while requests need the event loop (pacer.ts); none by default. */
+  readonly pacer?: Pacer
 }
 
 export interface Dispatcher {
@@ -41,9 +44,11 @@ export interface Dispatcher {
 const DEFAULT_CONCURRENCY = 8
 const DEFAULT_POLL_MS = 100
 const DEFAULT_REFRESH_MS = 1000
+/** Due deliveries read per unit: few units while a backlog drains. */
+const FETCH_BATCH = 128
 /** Results written per unit, at most; a partial batch waits this long for company. */
-const OUTCOME_BATCH = 256
-const OUTCOME_WAIT_MS = 5
+const OUTCOME_BATCH = 512
+const OUTCOME_WAIT_MS = 10
 /** Deliveries of an endpoint whose endpoint was deleted, canceled per unit. */
 const CANCEL_BATCH = 5000
 
@@ -51,6 +56,7 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
   const concurrency = o.concurrency ?? DEFAULT_CONCURRENCY
   const pollMs = o.pollMs ?? DEFAULT_POLL_MS
   const random = o.random ?? Math.random
+  const pacer = o.pacer ?? noPacing
   const workers = new Map<number, Worker>()
   let outcomes: { outcome: DeliveryOutcome; worker: Worker }[] = []
   let flushTimer: NodeJS.Timeout | undefined
@@ -92,6 +98,7 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
     private inFlight = 0
     private fetching = false
     private timer: NodeJS.Timeout | undefined
+    private paceTimer: NodeJS.Timeout | undefined
     closed = false
     readonly idle = new Set<() => void>()
 
@@ -104,7 +111,17 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
 
     pump(): void {
       if (this.closed || stopped) return
-      while (this.inFlight < concurrency && this.queue.length > 0) this.send(this.queue.shift() as DueDelivery)
+      while (this.inFlight < concurrency && this.queue.length > 0) {
+        const wait = pacer.delay()
+        if (wait > 0) {
+          this.paceTimer ??= setTimeout(() => {
+            this.paceTimer = undefined
+            this.pump()
+          }, wait)
+          break
+        }
+        this.send(this.queue.shift() as DueDelivery)
+      }
       if (this.queue.length < concurrency && !this.fetching && !this.timer) void this.fetch()
     }
 
@@ -119,7 +136,7 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
           if (next === null || next > now) return this.sleep(next === null ? pollMs : Math.min(pollMs, next - now))
         }
         const skip = [...this.unrecorded, ...this.queue.map((d) => d.id)]
-        const rows = await o.store.write((tx) => tx.deliveries.due(this.endpoint.id, now, 4 * concurrency, skip))
+        const rows = await o.store.write((tx) => tx.deliveries.due(this.endpoint.id, now, FETCH_BATCH, skip))
         found = rows.length
         if (!this.closed) this.queue.push(...rows)
       } catch (err) {
@@ -183,7 +200,9 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       this.closed = true
       this.queue.length = 0
       if (this.timer) clearTimeout(this.timer)
+      if (this.paceTimer) clearTimeout(this.paceTimer)
       this.timer = undefined
+      this.paceTimer = undefined
     }
 
     destroy(): void {

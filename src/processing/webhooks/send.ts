@@ -47,10 +47,10 @@ export function post(target: Target, eventId: number, body: string, signature: s
       resolve({
         succeeded,
         attempt: {
-          attempted_at: attemptedAt,
           status_code: status,
           duration_ms: Math.round(performance.now() - started),
           error: succeeded ? null : (error ?? `the receiver answered ${status}`),
+          created_at: attemptedAt,
           response_body: kept,
           redelivery: options.redelivery,
         },

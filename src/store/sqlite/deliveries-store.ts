@@ -8,16 +8,16 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 
 const toDelivery = (r: Values): Delivery => ({
   id: r[0] as number,
-  webhook_endpoint_id: r[1] as number,
   event_id: r[2] as number,
+  webhook_endpoint_id: r[1] as number,
   event_type: r[3] as string,
   state: r[4] as DeliveryState,
   attempt_count: r[5] as number,
   next_attempt_at: r[4] === 'pending' ? iso(r[6] as number | null) : null,
   delivered_at: iso(r[7] as number | null),
+  attempts: JSON.parse(r[10] as string) as DeliveryAttempt[],
   created_at: iso(r[8] as number) as string,
   updated_at: iso(r[9] as number) as string,
-  attempts: JSON.parse(r[10] as string) as DeliveryAttempt[],
 })
 
 /**

@@ -217,3 +217,16 @@ test('pending deliveries survive a stop: a new dispatcher on the same store send
   const delivered = new Set(rx.received.filter((_r, i) => i >= 5).map((r) => r.headers['replenish-event-id']))
   assert.deepEqual([...delivered].sort(), events.sort())
 })
+
+test('while the pacer holds deliveries back nothing is posted; once it lets go, everything is', async (t) => {
+  const server = await startTestServer(t)
+  const rx = await startReceiver(t)
+  await register(server, rx.url)
+  let held = true
+  startDispatcher(t, server, { pacer: { delay: () => (held ? 20 : 0), busy: false, stop() {} } })
+  await makeEvents(server, 5)
+  await sleep(300)
+  assert.equal(rx.received.length, 0)
+  held = false
+  await rx.waitFor(5, 2_000)
+})
