@@ -5,7 +5,7 @@ import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin, sha256 } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { cursorBody, parseId, rootObject } from '../api/shared/params.ts'
-import type { ApiKeyRecord } from '../store/api.ts'
+import type { ApiKeyRecord, Tx } from '../store/api.ts'
 import { changeFound } from './change-found.ts'
 import { TEXT_PARAM, check, optionalString, readListQuery, requiredString } from './input.ts'
 
@@ -21,19 +21,42 @@ export function newAdminToken(): string {
   return `rpladm_${randomBytes(32).toString('base64url')}`
 }
 
+/** A user's email as POST and PATCH /users take it: required, NAME@DOMAIN, no other user's (in any case). */
+async function readEmail(tx: Tx, attrs: Record<string, unknown>, errors: FieldErrors, userId?: number): Promise<string | undefined> {
+  const email = requiredString(attrs, 'email', errors)
+  if (email === undefined) return undefined
+  if (!EMAIL.test(email)) return errors.add('email', 'invalid')
+  if (await tx.accounts.emailTaken(email, userId)) return errors.add('email', 'taken')
+  return email
+}
+
 export const createUser = (app: App): ApiHandler => async (ctx, call) => {
   await authenticateAdmin(app, ctx)
   const attrs = rootObject(ctx, 'user')
   return call.commit(async (tx) => {
     const errors = new FieldErrors()
-    const email = requiredString(attrs, 'email', errors)
-    if (email !== undefined && !EMAIL.test(email)) errors.add('email', 'invalid')
-    else if (email !== undefined && (await tx.accounts.emailTaken(email))) errors.add('email', 'taken')
+    const email = await readEmail(tx, attrs, errors)
     const externalId = optionalString(attrs, 'external_id', errors)
     check(errors)
     return ok(await tx.accounts.createUser(email as string, externalId), 201)
   })
 }
+
+/**
+ * PATCH (and PUT) /users/:id `{user: {email, external_id}}` (C13): a field left out keeps its
+ * value, `external_id` null or empty clears it; the email follows POST's rules. Nothing changed,
+ * nothing written (updated_at stays).
+ */
+export const updateUser = (app: App): ApiHandler =>
+  changeFound(app, (tx, id) => tx.accounts.findUser(id), async (tx, user, ctx) => {
+    const attrs = rootObject(ctx, 'user')
+    const errors = new FieldErrors()
+    const email = attrs['email'] === undefined ? user.email : await readEmail(tx, attrs, errors, user.id)
+    const externalId = attrs['external_id'] === undefined ? user.external_id : optionalString(attrs, 'external_id', errors)
+    check(errors)
+    if (email === user.email && externalId === user.external_id) return ok(user)
+    return ok(await tx.accounts.updateUser(user.id, email ?? null, externalId))
+  })
 
 export const listUsers = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
@@ -78,6 +101,24 @@ export const createApiKey = (app: App): ApiHandler =>
     const record = await tx.accounts.createApiKey(user.id, sha256(key), key.slice(0, 8))
     return ok(renderKey(record, key), 201)
   })
+
+/** GET /users/:id/api_keys (C13): every key of the user, revoked ones too; never the key itself. */
+export const listUserApiKeys = (app: App): ApiHandler => async (ctx) => {
+  await authenticateAdmin(app, ctx)
+  const user = await app.store.accounts.findUser(parseId(ctx.params['id']))
+  if (!user) throw notFound()
+  const { after, limit } = readListQuery(ctx.query, {})
+  const keys = await app.store.accounts.listApiKeys(user.id, after, limit + 1)
+  return ok(cursorBody('api_keys', keys, limit, (k) => ({
+    id: k.id,
+    user_id: k.user_id,
+    prefix: k.prefix,
+    created_at: k.created_at,
+    updated_at: k.updated_at,
+    last_used_at: k.last_used_at,
+    revoked_at: k.revoked_at,
+  })))
+}
 
 export const revokeApiKey = (app: App): ApiHandler => {
   const revoke = changeFound(app, (tx, id) => tx.accounts.findApiKey(id), async (tx, key) => {

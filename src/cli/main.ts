@@ -12,6 +12,7 @@ import { databaseErrorKind, DatabaseDirectoryMissing, DatabaseOpenError } from '
 import { serve } from './serve.ts'
 import { BackupFailed, backupCommand, createAdminTokenCommand, createKeyCommand, createUserCommand, listAdminTokensCommand, migrateCommand, revokeAdminTokenCommand, UsageError } from './commands.ts'
 import { processCommand } from './process.ts'
+import { importCommand } from './import.ts'
 import { helpText } from './help.ts'
 import { VERSION } from '../version.ts'
 
@@ -77,6 +78,9 @@ async function run(argv: readonly string[], env: Readonly<Record<string, string 
     case 'migrate':
       noMore([sub, ...rest])
       return migrateCommand(config, io.out)
+    case 'import':
+      noMore(rest)
+      return importCommand(config, sub, io.out)
     case 'backup':
       noMore(rest)
       return backupCommand(config, sub, values.force === true, io.out)

@@ -1,12 +1,14 @@
 import { addInterval, dayOf, isDate, isIntervalUnit, type IntervalUnit } from './dates.ts'
 import { currencyCode } from './currency.ts'
 import { readAddress } from './address.ts'
-import { FieldErrors, ValidationFailed, isRecord, isTruthyFlag, readBoundedInteger, readId } from './field-errors.ts'
+import { FieldErrors, ValidationFailed, isRecord, isTruthyFlag, readBoundedInteger, readId, readInteger } from './field-errors.ts'
 import type { Address, Subscription, SubscriptionPatch } from './types.ts'
 
 /** C4: the longest interval per unit, about ten years whatever the unit. */
 export const MAX_INTERVAL: Readonly<Record<IntervalUnit, number>> = { day: 3650, week: 520, month: 120, year: 10 }
 export const MAX_QUANTITY = 9999
+/** The skip counters the shop may set (C13): solidus_subscriptions keeps them in PostgreSQL `integer` columns. */
+export const MAX_SKIP_COUNT = 2_147_483_647
 
 /** What validation needs to know about the world; the store answers, the domain stays pure. */
 export interface Lookups {
@@ -20,6 +22,11 @@ export interface InputContext {
   readonly today: string
   readonly userId: number
   readonly lookups: Lookups
+  /**
+   * The shop writes (C13, the admin API): any `actionable_date`, past ones included (an import
+   * keeps its dates), and `skip_count` / `successive_skip_count`, which a customer never sets (C1).
+   */
+  readonly shop?: boolean
 }
 
 export interface NewLineItem {
@@ -39,6 +46,9 @@ export interface NewSubscription {
   readonly shipping_address: Address | null
   readonly billing_address: Address | null
   readonly line_items: readonly NewLineItem[]
+  /** Set by the shop only; 0 when absent. */
+  readonly skip_count?: number
+  readonly successive_skip_count?: number
 }
 
 const given = (v: unknown): boolean => v !== undefined && v !== null && v !== ''
@@ -52,10 +62,31 @@ function readLength(raw: unknown, units: IntervalUnit | undefined, errors: Field
   return readBoundedInteger(raw, 'interval_length', units ? MAX_INTERVAL[units] : undefined, errors)
 }
 
-function readActionableDate(raw: unknown, today: string, errors: FieldErrors): string | undefined {
+function readActionableDate(raw: unknown, ctx: InputContext, errors: FieldErrors): string | undefined {
   if (!isDate(raw)) return errors.add('actionable_date', 'invalid_date')
-  if (raw < today) return errors.add('actionable_date', 'today_or_later')
+  if (raw < ctx.today && ctx.shop !== true) return errors.add('actionable_date', 'today_or_later')
   return raw
+}
+
+/** A skip counter the shop sets: an integer, 0 or more. Absent (or blank) answers undefined. */
+function readSkipCounter(attrs: Record<string, unknown>, field: 'skip_count' | 'successive_skip_count', errors: FieldErrors): number | undefined {
+  if (!given(attrs[field])) return undefined
+  const n = readInteger(attrs[field], field, errors)
+  if (n === undefined) return undefined
+  if (n < 0) return errors.add(field, 'greater_than_or_equal_to_0')
+  if (n > MAX_SKIP_COUNT) return errors.add(field, 'less_than_or_equal_to', MAX_SKIP_COUNT)
+  return n
+}
+
+/** The shop's counters (C13); nothing for a customer, whose body may say what it likes (C1). */
+function readSkipCounters(attrs: Record<string, unknown>, ctx: InputContext, errors: FieldErrors): { skip_count?: number; successive_skip_count?: number } {
+  if (ctx.shop !== true) return {}
+  const out: { skip_count?: number; successive_skip_count?: number } = {}
+  const total = readSkipCounter(attrs, 'skip_count', errors)
+  const successive = readSkipCounter(attrs, 'successive_skip_count', errors)
+  if (total !== undefined) out.skip_count = total
+  if (successive !== undefined) out.successive_skip_count = successive
+  return out
 }
 
 function readEndDate(raw: unknown, today: string, errors: FieldErrors): string | null | undefined {
@@ -128,8 +159,9 @@ export function validateCreate(attrs: Record<string, unknown>, ctx: InputContext
   const errors = new FieldErrors()
   const units = attrs['interval_units'] === undefined || attrs['interval_units'] === null ? 'month' : readUnits(attrs['interval_units'], errors)
   const length = readLength(attrs['interval_length'], units, errors)
-  const explicitDate = given(attrs['actionable_date']) ? readActionableDate(attrs['actionable_date'], ctx.today, errors) : undefined
+  const explicitDate = given(attrs['actionable_date']) ? readActionableDate(attrs['actionable_date'], ctx, errors) : undefined
   const endDate = readEndDate(attrs['end_date'], ctx.today, errors)
+  const counters = readSkipCounters(attrs, ctx, errors)
   let currency = defaultCurrency
   if (given(attrs['currency'])) currency = currencyCode(attrs['currency']) ?? errors.add('currency', 'invalid_currency') ?? defaultCurrency
   const payment = readPayment(attrs, ctx, errors, false)
@@ -156,6 +188,7 @@ export function validateCreate(attrs: Record<string, unknown>, ctx: InputContext
     shipping_address: shipping ?? null,
     billing_address: billing ?? null,
     line_items: lineItems,
+    ...counters,
   }
 }
 
@@ -186,11 +219,12 @@ export function validateUpdate(sub: Subscription, attrs: Record<string, unknown>
   if (attrs['interval_units'] !== undefined && attrs['interval_length'] === undefined && units && sub.interval_length > MAX_INTERVAL[units]) {
     errors.add('interval_length', 'less_than_or_equal_to', MAX_INTERVAL[units])
   }
-  const explicitDate = given(attrs['actionable_date']) ? readActionableDate(attrs['actionable_date'], ctx.today, errors) : undefined
+  const explicitDate = given(attrs['actionable_date']) ? readActionableDate(attrs['actionable_date'], ctx, errors) : undefined
   const endDate = attrs['end_date'] === undefined ? undefined : readEndDate(attrs['end_date'], ctx.today, errors)
   const payment = readPayment(attrs, ctx, errors, sub.payment_method_id !== null || sub.payment_source_id !== null)
   const shipping = readAddress(attrs['shipping_address_attributes'], 'shipping_address', sub.shipping_address, errors)
   const billing = readAddress(attrs['billing_address_attributes'], 'billing_address', sub.billing_address, errors)
+  const counters = readSkipCounters(attrs, ctx, errors)
 
   const lineItems: LineItemChange[] = []
   for (const entry of entries(attrs['line_items_attributes'], errors)) {
@@ -232,6 +266,14 @@ export function validateUpdate(sub: Subscription, attrs: Record<string, unknown>
   }
   if (endDate !== undefined && endDate !== sub.end_date) {
     patch.end_date = endDate
+    changes.add('other')
+  }
+  if (counters.skip_count !== undefined && counters.skip_count !== sub.skip_count) {
+    patch.skip_count = counters.skip_count
+    changes.add('other')
+  }
+  if (counters.successive_skip_count !== undefined && counters.successive_skip_count !== sub.successive_skip_count) {
+    patch.successive_skip_count = counters.successive_skip_count
     changes.add('other')
   }
   if (payment !== undefined) {

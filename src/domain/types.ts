@@ -50,7 +50,8 @@ export type SubscriptionPatch = Partial<Omit<Subscription, 'id' | 'user_id' | 'c
 
 export interface User {
   readonly id: number
-  readonly email: string
+  /** null once the user is erased (C13): the row and its id stay. */
+  readonly email: string | null
   readonly external_id: string | null
   readonly created_at: string
   readonly updated_at: string

@@ -93,3 +93,14 @@ export function parseBody(contentType: string | undefined, raw: Buffer): { kind:
     error: 'Unsupported media type: send application/json or application/x-www-form-urlencoded',
   })
 }
+
+/**
+ * A route that takes one content type unparsed (an import's JSON Lines): the bytes stay in
+ * `rawBody`. As in C1, an empty body is no body whatever its type, and any other type is a 415.
+ */
+export function rawBody(expected: string, contentType: string | undefined, raw: Buffer): { kind: 'raw' | 'none'; value: undefined } {
+  if (raw.length === 0) return { kind: 'none', value: undefined }
+  const type = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase()
+  if (type !== expected) throw new HttpError(415, { error: `Unsupported media type: send ${expected}` })
+  return { kind: 'raw', value: undefined }
+}

@@ -1,8 +1,8 @@
-import type { Handler, Method, Route } from './types.ts'
+import type { Handler, Method, Route, RouteOptions } from './types.ts'
 
 /** A route lookup answers with a handler, the methods a known path allows (405), or nothing (404). */
 export type Match =
-  | { readonly kind: 'found'; readonly handler: Handler; readonly route: string; readonly params: Record<string, string> }
+  | { readonly kind: 'found'; readonly handler: Handler; readonly route: string; readonly params: Record<string, string>; readonly options?: RouteOptions | undefined }
   | { readonly kind: 'method_not_allowed'; readonly allow: string }
   | { readonly kind: 'not_found' }
 
@@ -10,6 +10,8 @@ interface CompiledPath {
   readonly template: string
   readonly segments: readonly string[]
   readonly handlers: Map<string, Handler>
+  /** Per method, the route's own body handling (most routes have none). */
+  readonly options: Map<string, RouteOptions>
   /** Methods added for another (PUT for PATCH): a route may still define them itself. */
   readonly implicit: Set<string>
 }
@@ -26,10 +28,10 @@ export function createRouter(routes: readonly Route[]): (method: string, path: s
   const byLength = new Map<number, CompiledPath[]>()
   const all = new Map<string, CompiledPath>()
 
-  for (const [method, template, handler] of routes) {
+  for (const [method, template, handler, options] of routes) {
     let compiled = all.get(template)
     if (!compiled) {
-      compiled = { template, segments: template.split('/').slice(1), handlers: new Map(), implicit: new Set() }
+      compiled = { template, segments: template.split('/').slice(1), handlers: new Map(), options: new Map(), implicit: new Set() }
       all.set(template, compiled)
       if (template.includes('/:')) {
         const list = byLength.get(compiled.segments.length) ?? []
@@ -40,6 +42,10 @@ export function createRouter(routes: readonly Route[]): (method: string, path: s
       }
     }
     addMethod(compiled, method, handler)
+    if (options) {
+      compiled.options.set(method, options)
+      if (method === 'PATCH' && compiled.implicit.has('PUT')) compiled.options.set('PUT', options)
+    }
   }
   const allowOf = new Map<CompiledPath, string>()
   for (const compiled of all.values()) allowOf.set(compiled, [...compiled.handlers.keys()].sort().join(', '))
@@ -50,7 +56,7 @@ export function createRouter(routes: readonly Route[]): (method: string, path: s
     const exact = staticPaths.get(path)
     if (exact) {
       const handler = exact.handlers.get(wanted)
-      if (handler) return { kind: 'found', handler, route: exact.template, params: {} }
+      if (handler) return { kind: 'found', handler, route: exact.template, params: {}, options: exact.options.get(wanted) }
     }
     // Every template of this shape is tried: `/a/:id/b` (GET) must not hide `/a/x/:name` (POST).
     const segments = path.split('/').slice(1)
@@ -59,7 +65,7 @@ export function createRouter(routes: readonly Route[]): (method: string, path: s
       const params = matchSegments(candidate.segments, segments)
       if (!params) continue
       const handler = candidate.handlers.get(wanted)
-      if (handler) return { kind: 'found', handler, route: candidate.template, params }
+      if (handler) return { kind: 'found', handler, route: candidate.template, params, options: candidate.options.get(wanted) }
       matched.push(candidate)
     }
     if (matched.length === 0) return NOT_FOUND

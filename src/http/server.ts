@@ -2,7 +2,7 @@ import http, { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'n
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo, Socket } from 'node:net'
 import { createRouter } from './router.ts'
-import { BodyCutOff, EMPTY, parseBody, readBody } from './body.ts'
+import { BodyCutOff, EMPTY, parseBody, rawBody, readBody } from './body.ts'
 import { HttpError, notFound } from './http-error.ts'
 import { errorReply, send } from './respond.ts'
 import { createCors, type Cors, type CorsOptions } from './cors.ts'
@@ -70,6 +70,8 @@ export class RequestCtx implements Ctx {
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/
 
+const NO_BODY = { kind: 'none', value: undefined } as const
+
 export function createHttpServer(options: ServerOptions): { server: http.Server; draining: () => void } {
   const route = createRouter(options.routes)
   const cors = options.cors ? createCors(options.cors) : undefined
@@ -106,9 +108,13 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
         template = 'unmatched'
         throw new HttpError(405, { error: `Method ${method} is not allowed here` }, { allow: match.allow })
       }
-      const raw = method === 'GET' || method === 'HEAD' ? EMPTY : await readBody(req, options.maxBodyBytes)
-      const body = parseBody(req.headers['content-type'], raw)
-      const ctx = new RequestCtx(req, match, method, path, q === -1 ? '' : url.slice(q + 1), body, raw, requestId)
+      const own = match.options
+      const search = q === -1 ? '' : url.slice(q + 1)
+      // A route's own checks before its body (an import's megabytes): refused callers are never buffered.
+      if (own?.beforeBody) await own.beforeBody(new RequestCtx(req, match, method, path, search, NO_BODY, EMPTY, requestId))
+      const raw = method === 'GET' || method === 'HEAD' ? EMPTY : await readBody(req, own?.maxBodyBytes ?? options.maxBodyBytes)
+      const body = own?.rawBodyType === undefined ? parseBody(req.headers['content-type'], raw) : rawBody(own.rawBodyType, req.headers['content-type'], raw)
+      const ctx = new RequestCtx(req, match, method, path, search, body, raw, requestId)
       try {
         reply = await match.handler(ctx)
       } finally {

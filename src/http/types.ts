@@ -11,8 +11,11 @@ export interface Ctx {
   readonly query: URLSearchParams
   /** Parsed JSON or form body; `undefined` when the request had no body. */
   readonly body: unknown
-  /** How the body was encoded: JSON bodies get Rails-style root wrapping (C1), forms do not. */
-  readonly bodyKind: 'json' | 'form' | 'none'
+  /**
+   * How the body was encoded: JSON bodies get Rails-style root wrapping (C1), forms do not. `raw`:
+   * the route takes its body unparsed (RouteOptions.rawBodyType), in `rawBody` only.
+   */
+  readonly bodyKind: 'json' | 'form' | 'none' | 'raw'
   /** The raw body bytes (idempotency fingerprints hash them). */
   readonly rawBody: Buffer
   readonly requestId: string
@@ -34,8 +37,24 @@ export type Handler = (ctx: Ctx) => Reply | Promise<Reply>
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
 
-/** `[method, path template, handler]`: PATCH routes answer PUT too (C1). */
-export type Route = readonly [Method, string, Handler]
+/**
+ * What one route changes of the server's body handling: an import takes megabytes of JSON Lines
+ * where every other route takes 64 KiB of JSON or form.
+ */
+export interface RouteOptions {
+  /** Largest body this route accepts (413 above), instead of the server's `maxBodyBytes`. */
+  readonly maxBodyBytes?: number
+  /** The one content type the route takes, handed over unparsed (bodyKind `raw`); any other non-empty body is a 415. */
+  readonly rawBodyType?: string
+  /**
+   * Runs before the body is read (authentication): a route that takes a large body refuses a
+   * stranger before holding it in memory. `ctx.body` is not read yet here.
+   */
+  readonly beforeBody?: (ctx: Ctx) => void | Promise<void>
+}
+
+/** `[method, path template, handler, options?]`: PATCH routes answer PUT too (C1). */
+export type Route = readonly [Method, string, Handler, RouteOptions?]
 
 /** What the server reports of each answer; the log line adds its `time` (only when it is written). */
 export interface AccessLogEntry {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { HttpError } from '../../http/http-error.ts'
 import type { Ctx, Reply } from '../../http/types.ts'
 import { ValidationFailed } from '../../domain/field-errors.ts'
@@ -148,7 +149,9 @@ async function callerScope(app: App, ctx: Ctx): Promise<string | undefined> {
  * request". PUT and PATCH are different methods here, as C5 says.
  */
 function fingerprint(ctx: Ctx): string {
-  return sha256(`${ctx.method} ${ctx.path}\n${ctx.bodyKind}\n${JSON.stringify(canonical(ctx.body)) ?? ''}`)
+  // A body taken unparsed (an import's JSON Lines) is compared by its bytes.
+  const body = ctx.bodyKind === 'raw' ? createHash('sha256').update(ctx.rawBody).digest('hex') : JSON.stringify(canonical(ctx.body)) ?? ''
+  return sha256(`${ctx.method} ${ctx.path}\n${ctx.bodyKind}\n${body}`)
 }
 
 function canonical(value: unknown): unknown {

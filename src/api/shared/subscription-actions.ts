@@ -1,6 +1,6 @@
 import { renderLineItem } from '../../domain/representation.ts'
 import type { Transition } from '../../domain/lifecycle.ts'
-import type { LineItemChange } from '../../domain/subscription-input.ts'
+import type { LineItemChange, NewSubscription, SubscriptionUpdate } from '../../domain/subscription-input.ts'
 import type { LineItem, Subscription } from '../../domain/types.ts'
 import { notFound } from '../../http/http-error.ts'
 import type { Tx } from '../../store/api.ts'
@@ -31,6 +31,31 @@ export async function presentJson(tx: Tx, subscriptionId: number, options: { kee
   const found = await tx.subscriptions.renderJson(subscriptionId, options.keepLineItems === true)
   if (!found) throw new Error(`subscription ${subscriptionId} vanished inside its own unit of writes`)
   return found.body
+}
+
+/** A validated create (C6, or the shop's C13): the subscription, its `subscription.created` event; answers its body. */
+export async function createValidated(tx: Tx, userId: number, input: NewSubscription, today: string): Promise<string> {
+  const id = await tx.subscriptions.create(userId, input, today)
+  const json = await presentJson(tx, id)
+  await tx.events.recordJson('subscription.created', id, json)
+  return json
+}
+
+/** A validated update (C7, or the shop's C13): line items, then columns, then one event per kind of change; answers the body. */
+export async function applyValidatedUpdate(tx: Tx, sub: Subscription, update: SubscriptionUpdate): Promise<string> {
+  const itemsChanged = await applyLineItemChanges(tx, sub.id, update.lineItems)
+  const changed = update.changes.size > 0
+  // A change to its line items is a change to the subscription: its updated_at moves too.
+  if (itemsChanged && !changed) await tx.subscriptions.touch(sub.id)
+  if (changed) await tx.subscriptions.update(sub, update.patch)
+  const json = await presentJson(tx, sub.id, { keepLineItems: true })
+  const events = tx.events
+  if (update.changes.has('frequency')) await events.recordJson('subscription.frequency_changed', sub.id, json)
+  if (update.changes.has('payment')) await events.recordJson('subscription.payment_method_changed', sub.id, json)
+  if (update.changes.has('shipping')) await events.recordJson('subscription.shipping_address_changed', sub.id, json)
+  if (update.changes.has('billing')) await events.recordJson('subscription.billing_address_changed', sub.id, json)
+  if (update.changes.has('other')) await events.recordJson('subscription.updated', sub.id, json)
+  return json
 }
 
 /** Hooks other parts of the service add to transitions (processing abandons open installments on cancel). */

@@ -4,7 +4,7 @@ import { endpoint, type ApiHandler } from '../shared/endpoint.ts'
 import * as s from './subscriptions.ts'
 import * as li from './line-items.ts'
 import * as inst from './installments.ts'
-import { openApiDocument } from './openapi.ts'
+import { openApiDocument } from '../openapi/document.ts'
 
 /** The customer API (C5): the whole table on one screen. */
 export function customerRoutes(app: App): Route[] {

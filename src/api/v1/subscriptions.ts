@@ -9,7 +9,7 @@ import { authenticate } from '../shared/auth.ts'
 import { ok, okJson, type ApiHandler } from '../shared/endpoint.ts'
 import { withLookups } from '../shared/lookups.ts'
 import { optionalRoot, pageBody, pageJson, parseId, readPage, rootObject } from '../shared/params.ts'
-import { applyLineItemChanges, applyTransition, lockOwned, presentJson } from '../shared/subscription-actions.ts'
+import { applyTransition, applyValidatedUpdate, createValidated, lockOwned } from '../shared/subscription-actions.ts'
 
 /** authenticate → find (404) → own (401), the order of C2, for the reads of a subscription's records. */
 export async function ownSubscription(app: App, ctx: Ctx): Promise<Subscription> {
@@ -26,10 +26,7 @@ export const createSubscription = (app: App): ApiHandler => async (ctx, call) =>
   const today = app.clock.today()
   return call.commit(async (tx) => {
     const input = await withLookups(tx, (lookups) => validateCreate(attrs, { today, userId, lookups }, app.config.currency))
-    const id = await tx.subscriptions.create(userId, input, today)
-    const json = await presentJson(tx, id)
-    await tx.events.recordJson('subscription.created', id, json)
-    return okJson(json)
+    return okJson(await createValidated(tx, userId, input, today))
   })
 }
 
@@ -62,19 +59,7 @@ export const updateSubscription = (app: App): ApiHandler => async (ctx, call) =>
     const attrs = rootObject(ctx, 'subscription')
     const lastDue = await tx.subscriptions.lastDueDate(sub.id)
     const update = await withLookups(tx, (lookups) => validateUpdate(sub, attrs, { today, userId: sub.user_id, lookups }, lastDue))
-    const itemsChanged = await applyLineItemChanges(tx, sub.id, update.lineItems)
-    const changed = update.changes.size > 0
-    // A change to its line items is a change to the subscription: its updated_at moves too.
-    if (itemsChanged && !changed) await tx.subscriptions.touch(sub.id)
-    if (changed) await tx.subscriptions.update(sub, update.patch)
-    const json = await presentJson(tx, sub.id, { keepLineItems: true })
-    const events = tx.events
-    if (update.changes.has('frequency')) await events.recordJson('subscription.frequency_changed', sub.id, json)
-    if (update.changes.has('payment')) await events.recordJson('subscription.payment_method_changed', sub.id, json)
-    if (update.changes.has('shipping')) await events.recordJson('subscription.shipping_address_changed', sub.id, json)
-    if (update.changes.has('billing')) await events.recordJson('subscription.billing_address_changed', sub.id, json)
-    if (update.changes.has('other')) await events.recordJson('subscription.updated', sub.id, json)
-    return okJson(json)
+    return okJson(await applyValidatedUpdate(tx, sub, update))
   })
 }
 

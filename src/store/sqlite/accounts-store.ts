@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { User } from '../../domain/types.ts'
 import { nowIso, plain, type Row } from './rows.ts'
-import type { ApiKeyRecord, UserFilter } from '../api.ts'
+import type { ActiveApiKey, ApiKeyRecord, UserFilter } from '../api.ts'
 import type { AdminScope, AdminTokenRecord } from '../api.ts'
 export type { ApiKeyRecord }
 
@@ -23,11 +23,27 @@ export function accountsStore(db: DatabaseSync) {
     if (!statement) searches.set(sql, (statement = db.prepare(sql)))
     return statement.all(...args, limit) as Row[]
   }
-  const insertKey = db.prepare('INSERT INTO api_keys (user_id, key_hash, prefix, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id, user_id, prefix, revoked_at, created_at, updated_at')
-  const keyById = db.prepare('SELECT id, user_id, prefix, revoked_at, created_at, updated_at FROM api_keys WHERE id = ?')
+  const updateUser = db.prepare('UPDATE users SET email = ?, external_id = ?, updated_at = ? WHERE id = ? RETURNING *')
+  const KEY_COLUMNS = 'id, user_id, prefix, revoked_at, created_at, updated_at, last_used_at'
+  const insertKey = db.prepare(`INSERT INTO api_keys (user_id, key_hash, prefix, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`)
+  const keyById = db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`)
+  const keysOfUser = db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`)
   const keyByHash = db.prepare('SELECT id FROM api_keys WHERE key_hash = ?')
   const userForHash = db.prepare('SELECT user_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL')
+  const activeKeyByHash = db.prepare('SELECT id, user_id, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL')
   const revokeKey = db.prepare('UPDATE api_keys SET revoked_at = ?, updated_at = ? WHERE id = ? AND revoked_at IS NULL')
+  const touchKey = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?')
+  // Erasure (C13). Each statement changes only what is not erased yet, so erasing twice changes nothing.
+  const blankEmail = db.prepare('UPDATE users SET email = NULL, updated_at = ? WHERE id = ? AND email IS NOT NULL')
+  const revokeKeysOf = db.prepare('UPDATE api_keys SET revoked_at = ?, updated_at = ? WHERE user_id = ? AND revoked_at IS NULL')
+  const forgetGatewayReferences = db.prepare(
+    'UPDATE payment_sources SET gateway_reference = NULL, updated_at = ? WHERE user_id = ? AND gateway_reference IS NOT NULL',
+  )
+  const blankInstallmentAddresses = db.prepare(`UPDATE installments SET shipping_address = NULL, billing_address = NULL, updated_at = ?
+    WHERE subscription_id IN (SELECT id FROM subscriptions WHERE user_id = ?) AND (shipping_address IS NOT NULL OR billing_address IS NOT NULL)`)
+  // The answers kept for the customer's Idempotency-Key replays hold their addresses; their keys
+  // are revoked, so nothing could replay them. The scope is the customer's as endpoint.ts names it.
+  const forgetReplays = db.prepare('DELETE FROM idempotency_keys WHERE scope = ?')
   const insertToken = db.prepare('INSERT INTO admin_tokens (token_hash, prefix, scope, label, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id')
   const tokenByHash = db.prepare('SELECT id FROM admin_tokens WHERE token_hash = ? AND revoked_at IS NULL')
   const TOKEN_COLUMNS = 'id, label, scope, prefix, created_at, updated_at, last_used_at'
@@ -46,8 +62,27 @@ export function accountsStore(db: DatabaseSync) {
       const r = userById.get(id) as Row | undefined
       return r ? plain<User>(r) : undefined
     },
-    emailTaken(email: string): boolean {
-      return userByEmail.get(email) !== undefined
+    /** Another user has this email (in any case); `exceptUserId`'s own does not count. */
+    emailTaken(email: string, exceptUserId?: number): boolean {
+      const found = userByEmail.get(email) as { id: number } | undefined
+      return found !== undefined && found.id !== exceptUserId
+    },
+    updateUser(id: number, email: string | null, externalId: string | null): User {
+      return plain<User>(updateUser.get(email, externalId, nowIso(), id) as Row)
+    },
+    /**
+     * The user's part of an erasure (C13): email blanked, every key revoked, payment sources'
+     * gateway references and installments' address snapshots blanked, the customer's stored
+     * Idempotency-Key answers deleted. The subscriptions are the caller's (their changes write
+     * events). Rows that are already erased are not touched.
+     */
+    eraseUser(id: number): void {
+      const now = nowIso()
+      blankEmail.run(now, id)
+      revokeKeysOf.run(now, now, id)
+      forgetGatewayReferences.run(now, id)
+      blankInstallmentAddresses.run(now, id)
+      forgetReplays.run(`user:${id}`)
     },
     listUsers(after: number, limit: number, filter: UserFilter = {}): User[] {
       return searchUsers(after, limit, filter).map((r) => plain<User>(r))
@@ -55,6 +90,9 @@ export function accountsStore(db: DatabaseSync) {
     createApiKey(userId: number, keyHash: string, prefix: string): ApiKeyRecord {
       const now = nowIso()
       return plain<ApiKeyRecord>(insertKey.get(userId, keyHash, prefix, now, now) as Row)
+    },
+    listApiKeys(userId: number, after: number, limit: number): ApiKeyRecord[] {
+      return (keysOfUser.all(userId, after, limit) as Row[]).map((r) => plain<ApiKeyRecord>(r))
     },
     apiKeyHashExists(keyHash: string): boolean {
       return keyByHash.get(keyHash) !== undefined
@@ -70,6 +108,13 @@ export function accountsStore(db: DatabaseSync) {
     /** The user an active key belongs to. */
     userIdForKeyHash(keyHash: string): number | undefined {
       return (userForHash.get(keyHash) as { user_id: number } | undefined)?.user_id
+    },
+    activeApiKeyByHash(keyHash: string): ActiveApiKey | undefined {
+      const r = activeKeyByHash.get(keyHash) as Row | undefined
+      return r ? plain<ActiveApiKey>(r) : undefined
+    },
+    touchApiKey(id: number): void {
+      touchKey.run(nowIso(), id)
     },
     createAdminToken(tokenHash: string, prefix: string, scope: AdminScope = 'admin', label: string | null = null): number {
       const now = nowIso()

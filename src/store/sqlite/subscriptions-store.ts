@@ -47,8 +47,8 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   // The processor's floor starts at the date (migration 4; a trigger would set it otherwise).
   const insert = prepare(`INSERT INTO subscriptions (user_id, state, paused, interval_length, interval_units, actionable_date,
       anchor_day, end_date, payment_method_id, payment_source_id, currency, shipping_address, billing_address,
-      created_on, created_at, updated_at, due_floor)
-    VALUES (?1, 'active', 0, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?4)`)
+      created_on, created_at, updated_at, due_floor, skip_count, successive_skip_count)
+    VALUES (?1, 'active', 0, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?4, ?15, ?16)`)
   const byId = prepare(`SELECT ${S} FROM subscriptions WHERE id = ?`)
   // The hot read (GET a subscription): SQLite builds C3's whole body, line items included, in
   // one statement, so the request neither maps rows to objects nor stringifies them again.
@@ -60,6 +60,7 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const jsonWithLineItems = prepare(`SELECT s.user_id AS user_id, ${bodyOf('?2')} AS body FROM subscriptions s WHERE s.id = ?1`)
   const lineItemsJsonb = prepare(`SELECT jsonb(json_group_array(${LINE_ITEM_JSON})) FROM (${LINE_ITEMS_OF('?')}) li`)
   const idsOfUser = prepare('SELECT id FROM subscriptions WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?')
+  const allOfUser = prepare(`SELECT ${S} FROM subscriptions WHERE user_id = ? ORDER BY id`)
   const idsOfUserInState = prepare('SELECT id FROM subscriptions WHERE user_id = ? AND state = ? ORDER BY id LIMIT ? OFFSET ?')
   const countOfUser = prepare('SELECT count(*) FROM subscriptions WHERE user_id = ?')
   const countOfUserInState = prepare('SELECT count(*) FROM subscriptions WHERE user_id = ? AND state = ?')
@@ -109,7 +110,7 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
         s.payment_method_id, s.payment_source_id, s.currency,
         s.shipping_address ? JSON.stringify(s.shipping_address) : null,
         s.billing_address ? JSON.stringify(s.billing_address) : null,
-        today, now, now,
+        today, now, now, s.skip_count ?? 0, s.successive_skip_count ?? 0,
       ).lastInsertRowid)
       for (const li of s.line_items) insertLineItem.run(id, li.subscribable_id, li.quantity, now, now)
       return id
@@ -150,6 +151,10 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     lock(id: number): Subscription | undefined {
       const row = byId.get(id) as unknown as Values | undefined
       return row ? subscriptionOf(row) : undefined
+    },
+    /** Every subscription of a user, in id order, held as by `lock` (an erasure changes them all). */
+    lockAllOfUser(userId: number): Subscription[] {
+      return subscriptions(allOfUser.all(userId))
     },
     find(id: number): Subscription | undefined {
       const row = byId.get(id) as unknown as Values | undefined
