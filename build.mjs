@@ -2,11 +2,12 @@
 // dist/replenish (C12). Inside a SEA, `require` loads only built-in modules, so everything of ours
 // is bundled; node:sqlite, node:http and the rest come from the embedded Node itself.
 // https://nodejs.org/api/single-executable-applications.html
-import { build } from 'esbuild'
+import * as esbuild from 'esbuild'
 import { spawnSync } from 'node:child_process'
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { bundleClient } from './src/web/client-bundle.ts'
 
 process.chdir(dirname(fileURLToPath(import.meta.url))) // paths below are the repository's
 const OUT = 'dist'
@@ -33,7 +34,11 @@ rmSync(OUT, { recursive: true, force: true })
 mkdirSync(OUT, { recursive: true })
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'))
-await build({
+// The web console's scripts and styles first (docs/console.md): the server bundle carries them as
+// one constant, so the binary serves them with no files beside it.
+const assets = await bundleClient(process.cwd(), esbuild)
+log(`console assets ${Object.entries(assets).map(([name, text]) => `${name} ${(Buffer.byteLength(text) / 1024).toFixed(1)} KiB`).join(', ')}`)
+await esbuild.build({
   absWorkingDir: process.cwd(),
   entryPoints: ['src/main.ts'],
   bundle: true,
@@ -44,6 +49,15 @@ await build({
   legalComments: 'none',
   outfile: BUNDLE,
   logLevel: 'warning',
+  define: { REPLENISH_EMBEDDED_ASSETS: JSON.stringify(assets) },
+  // Only a server run from source bundles the console itself: esbuild stays out of the binary.
+  external: ['esbuild'],
+  plugins: [{
+    name: 'source-only-modules',
+    setup(b) {
+      b.onResolve({ filter: /\/dev-assets\.ts$/ }, (args) => ({ path: args.path, external: true }))
+    },
+  }],
 })
 log(`bundle ${BUNDLE} (${(statSync(BUNDLE).size / 1024).toFixed(0)} KiB)`)
 

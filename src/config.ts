@@ -15,6 +15,7 @@ export class ConfigError extends Error {
 }
 
 type Kind = 'db' | 'string' | 'host' | 'port' | 'count' | 'positive' | 'optional_count' | 'bool' | 'date' | 'zone' | 'currency' | 'sync' | 'log' | 'origins'
+  | 'shop_name' | 'logo_url' | 'accent' | 'public_url'
 
 interface OptionSpec {
   readonly key: keyof Config
@@ -58,6 +59,13 @@ export interface Config {
   readonly trustProxy: boolean
   /** Browser origins allowed to call the customer API (C13), normalised; empty: none. */
   readonly corsOrigins: readonly string[]
+  /** The web console's branding (C14): shown on every page, passed to the pages as data attributes. */
+  readonly shopName: string
+  readonly shopLogoUrl: string | undefined
+  /** `#rrggbb`, dark enough for white text on it and for it on white (WCAG AA, 4.5:1). */
+  readonly shopAccent: string
+  /** The origin customers reach this server at (`https://portal.shop.example`): portal links start with it. */
+  readonly publicUrl: string | undefined
 }
 
 export const OPTIONS: readonly OptionSpec[] = [
@@ -89,6 +97,10 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'log', flag: 'log', env: 'REPLENISH_LOG', kind: 'log', fallback: 'json', help: 'access log: json (one line per request on stdout) or off' },
   { key: 'trustProxy', flag: 'trust-proxy', env: 'REPLENISH_TRUST_PROXY', kind: 'bool', fallback: '0', help: '1: behind a reverse proxy, the client address is the last X-Forwarded-For entry' },
   { key: 'corsOrigins', flag: 'cors-origins', env: 'REPLENISH_CORS_ORIGINS', kind: 'origins', fallback: undefined, help: 'comma-separated origins (https://shop.example) whose pages may call the customer API /api/v1 from a browser (unset: none)' },
+  { key: 'shopName', flag: 'shop-name', env: 'REPLENISH_SHOP_NAME', kind: 'shop_name', fallback: 'replenish', help: 'shop name shown by the staff console and the customer portal' },
+  { key: 'shopLogoUrl', flag: 'shop-logo-url', env: 'REPLENISH_SHOP_LOGO_URL', kind: 'logo_url', fallback: undefined, help: 'logo shown beside the shop name: an https:// URL or a path on this server (unset: none)' },
+  { key: 'shopAccent', flag: 'shop-accent', env: 'REPLENISH_SHOP_ACCENT', kind: 'accent', fallback: '#1d4ed8', help: 'accent colour of the console and portal, #rrggbb with a contrast of at least 4.5:1 on white' },
+  { key: 'publicUrl', flag: 'public-url', env: 'REPLENISH_PUBLIC_URL', kind: 'public_url', fallback: undefined, help: 'origin customers use to reach this server (https://portal.shop.example); portal links start with it (unset: the host the request was sent to)' },
 ]
 
 /** The flags every command understands, for node:util parseArgs. */
@@ -176,7 +188,64 @@ function convert(kind: Kind, raw: string, source: string): unknown {
         const origin = toOrigin(entry.trim())
         return origin ?? fail(`${JSON.stringify(entry.trim())} is not an origin: expected http:// or https://, a host and an optional port, with no path, no trailing slash and no *`)
       }))
+    case 'shop_name':
+      // Shown as text (never as markup), so any printable text is safe; a bound keeps headers tidy.
+      return raw.length > 0 && raw.length <= 100 && !/[\u0000-\u001f\u007f]/.test(raw) ? raw : fail('expected a name of 1 to 100 printable characters')
+    case 'logo_url':
+      return isLogoUrl(raw) ? raw : fail('expected an https:// URL or a path on this server beginning with /')
+    case 'accent':
+      return accentColour(raw) ?? fail(accentProblem(raw))
+    case 'public_url':
+      return publicBase(raw) ?? fail('expected an origin such as https://shop.example: http:// or https://, a host and an optional port, with no path')
   }
+}
+
+/** The pages' Content-Security-Policy allows images from this server and https: only (docs/console.md). */
+function isLogoUrl(s: string): boolean {
+  if (/^\/(?!\/)[^\s"'<>\\]*$/.test(s)) return true
+  try {
+    const url = new URL(s)
+    return url.protocol === 'https:' && url.username === '' && url.password === '' && !/[\s"'<>]/.test(s)
+  } catch {
+    return false
+  }
+}
+
+/** `#rgb` or `#rrggbb`, normalised to lower-case `#rrggbb`, when white text on it reads at WCAG AA. */
+function accentColour(s: string): string | undefined {
+  const hex = normalHex(s)
+  return hex !== undefined && contrastOnWhite(hex) >= 4.5 ? hex : undefined
+}
+
+function accentProblem(s: string): string {
+  const hex = normalHex(s)
+  if (hex === undefined) return 'expected a colour as #rrggbb'
+  return `expected a colour with a contrast of at least 4.5:1 on white (WCAG AA), this one has ${contrastOnWhite(hex).toFixed(2)}:1: choose a darker one`
+}
+
+function normalHex(s: string): string | undefined {
+  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(s)
+  if (!m) return undefined
+  const digits = (m[1] as string).toLowerCase()
+  return `#${digits.length === 3 ? [...digits].map((d) => d + d).join('') : digits}`
+}
+
+/** WCAG 2.x contrast ratio of a `#rrggbb` colour against white. */
+function contrastOnWhite(hex: string): number {
+  const channel = (i: number): number => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
+  }
+  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5)
+  return 1.05 / (luminance + 0.05)
+}
+
+/**
+ * The base of portal links: an origin only. The pages link their scripts and styles by absolute
+ * path (`/assets/…`), so the console is served at the root of its host, never under a prefix.
+ */
+function publicBase(s: string): string | undefined {
+  return toOrigin(s.endsWith('/') ? s.slice(0, -1) : s)
 }
 
 /**

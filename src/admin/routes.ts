@@ -9,6 +9,13 @@ import { recordOutcomes } from './bulk-outcomes.ts'
 import * as w from './webhooks.ts'
 import * as d from './deliveries.ts'
 import * as t from './admin-tokens.ts'
+import { createPortalSession } from './portal-sessions.ts'
+import { importRecords, importRouteOptions } from './imports.ts'
+import { showOverview } from './overview.ts'
+import { showCurrentAdminToken } from './current-token.ts'
+import { listSubscriptionEvents } from './subscription-events.ts'
+import * as sw from './subscription-writes.ts'
+import { eraseUser } from './user-erase.ts'
 
 const A = '/admin/api/v1'
 
@@ -19,7 +26,11 @@ export function adminRoutes(app: App): Route[] {
     ['POST', `${A}/users`, r(u.createUser)],
     ['GET', `${A}/users`, r(u.listUsers)],
     ['GET', `${A}/users/:id`, r(u.showUser)],
+    ['PATCH', `${A}/users/:id`, r(u.updateUser)],
+    ['POST', `${A}/users/:id/erase`, r(eraseUser)],
     ['POST', `${A}/users/:id/api_keys`, r(u.createApiKey)],
+    ['POST', `${A}/users/:id/portal_sessions`, r(createPortalSession)],
+    ['GET', `${A}/users/:id/api_keys`, r(u.listUserApiKeys)],
     ['DELETE', `${A}/api_keys/:id`, r(u.revokeApiKey)],
     ['POST', `${A}/payment_methods`, r(c.createPaymentMethod)],
     ['GET', `${A}/payment_methods`, r(c.listPaymentMethods)],
@@ -34,8 +45,11 @@ export function adminRoutes(app: App): Route[] {
     ['GET', `${A}/subscribables/:id`, r(c.showSubscribable)],
     ['PATCH', `${A}/subscribables/:id`, r(c.updateSubscribable)],
     ['DELETE', `${A}/subscribables/:id`, r(c.deleteSubscribable)],
+    ['POST', `${A}/subscriptions`, r(sw.createSubscription)],
     ['GET', `${A}/subscriptions`, r(s.listSubscriptions)],
     ['GET', `${A}/subscriptions/:id`, r(s.showSubscription)],
+    ['GET', `${A}/subscriptions/:id/events`, r(listSubscriptionEvents)],
+    ['PATCH', `${A}/subscriptions/:id`, r(sw.updateSubscription)],
     ['POST', `${A}/subscriptions/:id/cancel`, r(s.cancelSubscription)],
     ['POST', `${A}/subscriptions/:id/skip`, r(s.skipSubscription)],
     ['POST', `${A}/subscriptions/:id/pause`, r(s.pauseSubscription)],
@@ -56,6 +70,9 @@ export function adminRoutes(app: App): Route[] {
     ['POST', `${A}/deliveries/:id/redeliver`, r(d.redeliver)],
     ['POST', `${A}/admin_tokens`, r(t.createAdminTokenHandler)],
     ['GET', `${A}/admin_tokens`, r(t.listAdminTokens)],
+    ['GET', `${A}/admin_tokens/current`, r(showCurrentAdminToken)],
+    ['GET', `${A}/overview`, r(showOverview)],
     ['DELETE', `${A}/admin_tokens/:id`, r(t.revokeAdminToken)],
+    ['POST', `${A}/imports`, r(importRecords), importRouteOptions(app)],
   ]
 }

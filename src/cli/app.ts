@@ -9,6 +9,7 @@ import type { Route } from '../http/types.ts'
 import type { CorsOptions } from '../http/cors.ts'
 import { customerRoutes } from '../api/v1/routes.ts'
 import { adminRoutes } from '../admin/routes.ts'
+import { webRoutes } from '../web/routes.ts'
 import { opsRoutes, type MetricsSource, type Readiness } from '../admin/ops.ts'
 import type { RequestMetrics } from '../http/metrics.ts'
 import { transitionHooks } from '../api/shared/subscription-actions.ts'
@@ -48,7 +49,7 @@ export function corsOptions(config: Config): CorsOptions {
 }
 
 export function buildRoutes(app: App, metrics: RequestMetrics, sources: readonly MetricsSource[], readiness: Readiness): Route[] {
-  return [...opsRoutes(app, metrics, sources, readiness), ...customerRoutes(app), ...adminRoutes(app)]
+  return [...opsRoutes(app, metrics, sources, readiness), ...customerRoutes(app), ...adminRoutes(app), ...webRoutes(app)]
 }
 
 /**

@@ -21,6 +21,7 @@ import type { EventRecord, LineItem, PaymentMethod, PaymentSource, State, Subscr
 import type { Attempt, Installment, InstallmentState } from '../domain/installment.ts'
 import type { DueFields } from '../domain/processing.ts'
 import type { NewSubscription } from '../domain/subscription-input.ts'
+import type { ImportRecord, ImportRefusal, StoredImportRow } from '../domain/import-records.ts'
 
 export type StoreKind = 'sqlite' | 'postgres'
 
@@ -37,6 +38,15 @@ export interface ApiKeyRecord {
   readonly created_at: string
   readonly updated_at: string
   readonly revoked_at: string | null
+  /** Written at most once a minute per key (docs/decisions.md), so exact to about a minute. */
+  readonly last_used_at: string | null
+}
+
+/** What authentication reads of a key that is not revoked. */
+export interface ActiveApiKey {
+  readonly id: number
+  readonly user_id: number
+  readonly last_used_at: string | null
 }
 
 /** C13: what an admin token may do. `admin`: everything; `read`: GET/HEAD on the admin API; `metrics`: GET /metrics. */
@@ -138,35 +148,41 @@ export interface WebhookSecrets {
 /** C10: a delivery waits (`pending`), reached its endpoint, gave up after 3 days, or its endpoint was deleted. */
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'canceled'] as const
 export type DeliveryState = (typeof DELIVERY_STATES)[number]
+/** The states the admin API shows and filters by (C3): `canceled` ones belong to deleted endpoints, which are gone. */
+export const SHOWN_DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const satisfies readonly DeliveryState[]
 
-/** One try at a delivery, as the delivery log shows it. */
+/** One try at a delivery, as the delivery log shows it (C3: status_code, duration_ms, error, created_at). */
 export interface DeliveryAttempt {
-  readonly attempted_at: string
   /** The receiver's status, or null when none came (refused, timed out, reset). */
   readonly status_code: number | null
   readonly duration_ms: number
   /** Why it did not succeed, in words; null for a 2xx. */
   readonly error: string | null
+  /** When the attempt was made. */
+  readonly created_at: string
   /** At most 1 KiB of what the receiver answered (C10), as text. */
   readonly response_body: string | null
   /** Asked for through `POST /deliveries/:id/redeliver`, not scheduled. */
   readonly redelivery: boolean
 }
 
-/** A delivery of one event to one endpoint, with every attempt so far (the admin API's body). */
+/**
+ * A delivery of one event to one endpoint, with every attempt so far: C3's representation
+ * (its keys in C3's order, with `event_type`, `attempt_count` and `delivered_at` beside them).
+ */
 export interface Delivery {
   readonly id: number
-  readonly webhook_endpoint_id: number
   readonly event_id: number
+  readonly webhook_endpoint_id: number
   readonly event_type: string
   readonly state: DeliveryState
   readonly attempt_count: number
   /** When the next scheduled attempt is due, while pending. */
   readonly next_attempt_at: string | null
   readonly delivered_at: string | null
+  readonly attempts: readonly DeliveryAttempt[]
   readonly created_at: string
   readonly updated_at: string
-  readonly attempts: readonly DeliveryAttempt[]
 }
 
 /** A delivery due for a scheduled attempt, with the body to post: its event as the feed shows it. */
@@ -210,11 +226,16 @@ export interface DeliveryFilter {
 
 export interface AccountReads {
   findUser(id: number): Promise<User | undefined>
-  emailTaken(email: string): Promise<boolean>
+  /** Some user has this email (in any case); `exceptUserId`'s own does not count. */
+  emailTaken(email: string, exceptUserId?: number): Promise<boolean>
   listUsers(after: number, limit: number, filter?: UserFilter): Promise<User[]>
   apiKeyHashExists(keyHash: string): Promise<boolean>
   findApiKey(id: number): Promise<ApiKeyRecord | undefined>
+  /** A user's keys, revoked ones included, by id after `after`. */
+  listApiKeys(userId: number, after: number, limit: number): Promise<ApiKeyRecord[]>
   userIdForKeyHash(keyHash: string): Promise<number | undefined>
+  /** The key this hash names, unless revoked (the customer API authenticates with it on a cache miss). */
+  activeApiKeyByHash(keyHash: string): Promise<ActiveApiKey | undefined>
   adminTokenExists(tokenHash: string): Promise<boolean>
   /** The token this hash names, unless revoked (authentication reads this on every admin request). */
   adminTokenByHash(tokenHash: string): Promise<AdminTokenRecord | undefined>
@@ -315,6 +336,81 @@ export interface DeliveryReads {
   oldestPendingMs(): Promise<number | null>
 }
 
+/** A portal link just used (C14): whose portal it opens, and where "back to the shop" leads. */
+export interface PortalLinkUse {
+  readonly user_id: number
+  readonly return_url: string | null
+}
+
+/** A live portal session (C14): found by the hash of its cookie's id. */
+export interface PortalSession {
+  readonly id: number
+  readonly user_id: number
+  readonly csrf_token: string
+  readonly return_url: string | null
+  /** Idle expiry, ISO 8601: moved on by `touchSession`. */
+  readonly expires_at: string
+  readonly touched_at: string
+}
+
+export interface PortalReads {
+  /** The session, unless it expired before `now` or its user was erased. */
+  sessionByHash(sessionHash: string, now: string): Promise<PortalSession | undefined>
+}
+
+/** Ids `after` < id <= `upto`: a range of rows the dashboard's tallies read at a time. */
+export interface IdRange {
+  readonly after: number
+  readonly upto: number
+}
+
+/**
+ * The staff dashboard's count of a range of subscriptions (src/admin/overview.ts): by state;
+ * `paused` among them (active ones); and per actionable date, those that will make an installment
+ * on it (C9: acting, with a line item), dates up to the one asked for.
+ */
+export interface SubscriptionTally {
+  readonly by_state: Record<State, number>
+  readonly paused: number
+  readonly due: Readonly<Record<string, number>>
+}
+
+/** Outcomes recorded on one day (installment attempts, C9), by result. */
+export interface OutcomeDay {
+  readonly date: string
+  readonly fulfilled: number
+  readonly failed: number
+  readonly payment_failed: number
+  readonly out_of_stock: number
+}
+
+/** From instant `from` (ISO) on, until the next segment, local time is UTC + `offset_minutes`. */
+export interface OffsetSegment {
+  readonly from: string
+  readonly offset_minutes: number
+}
+
+/**
+ * Reads only the staff dashboard makes: tallies over whole tables, each over a range of ids, so
+ * the caller reads a large table in steps and lets other requests run in between.
+ */
+export interface OverviewReads {
+  subscriptionIds(): Promise<IdRange>
+  tallySubscriptions(after: number, upto: number, dueThrough: string): Promise<SubscriptionTally>
+  /** The installment attempts recorded from `fromIso` on (ids follow time). */
+  attemptIds(fromIso: string): Promise<IdRange>
+  /** Outcomes of the attempts in the range, per local day (`segments`: the zone's offsets up to `toIso`). */
+  tallyOutcomes(after: number, upto: number, segments: readonly OffsetSegment[], toIso: string): Promise<OutcomeDay[]>
+  /** The webhook deliveries made from `sinceMs` on. */
+  deliveryIds(sinceMs: number): Promise<IdRange>
+  /** Deliveries in the range, made from `sinceMs` on, given up on (C10: failed). */
+  countFailedDeliveries(after: number, upto: number, sinceMs: number): Promise<number>
+  /** Deliveries pending after at least one failed attempt. */
+  countRetryingDeliveries(): Promise<number>
+  /** A subscription's events, newest first, older than the event `before` (0: from the newest). */
+  eventsOfSubscription(subscriptionId: number, before: number, limit: number): Promise<EventRecord[]>
+}
+
 export interface Reads {
   readonly accounts: AccountReads
   readonly catalog: CatalogReads
@@ -325,14 +421,26 @@ export interface Reads {
   readonly leases: LeaseReads
   readonly webhooks: WebhookReads
   readonly deliveries: DeliveryReads
+  readonly portal: PortalReads
+  readonly overview: OverviewReads
 }
 
 // ---- Repositories inside a unit: the reads above, the locking reads, and the writes ------------
 
 export interface AccountsTx extends AccountReads {
   createUser(email: string, externalId: string | null): Promise<User>
+  updateUser(id: number, email: string | null, externalId: string | null): Promise<User>
+  /**
+   * The user's part of an erasure (C13): email to null, every key revoked, their payment sources'
+   * gateway references and their installments' address snapshots blanked, the answers kept for
+   * their own Idempotency-Key replays deleted; what is already erased is left alone. Subscriptions
+   * are the caller's: their changes write events.
+   */
+  eraseUser(id: number): Promise<void>
   createApiKey(userId: number, keyHash: string, prefix: string): Promise<ApiKeyRecord>
   revokeApiKey(id: number): Promise<void>
+  /** Sets a key's last_used_at to now; the caller decides how often (docs/decisions.md). */
+  touchApiKey(id: number): Promise<void>
   createAdminToken(tokenHash: string, prefix: string, scope?: AdminScope, label?: string | null): Promise<number>
   revokeAdminToken(id: number): Promise<void>
   /** Sets last_used_at to now (C13); the caller decides how often (docs/decisions.md). */
@@ -352,6 +460,8 @@ export interface CatalogTx extends CatalogReads {
 export interface SubscriptionsTx extends SubscriptionReads {
   /** The row a change is decided from, held until the unit ends (PostgreSQL: FOR UPDATE). */
   lock(id: number): Promise<Subscription | undefined>
+  /** Every subscription of a user, in id order, held as by `lock`. */
+  lockAllOfUser(userId: number): Promise<Subscription[]>
   /** A line item with its owner, its subscription held as by `lock`. */
   lockLineItem(id: number): Promise<(LineItem & { owner_id: number }) | undefined>
   /** Due date of the subscription's newest installment (C7's interval rule), or null. */
@@ -442,6 +552,27 @@ export interface DeliveriesTx extends DeliveryReads {
   cancelOfDeletedEndpoints(limit: number, atMs: number): Promise<number>
 }
 
+export interface PortalTx extends PortalReads {
+  createLink(tokenHash: string, userId: number, returnUrl: string | null, expiresAt: string, now: string): Promise<void>
+  /** Marks the link used and answers its user, or undefined when it is unknown, used, expired or its user erased. */
+  useLink(tokenHash: string, now: string): Promise<PortalLinkUse | undefined>
+  createSession(sessionHash: string, userId: number, csrfToken: string, returnUrl: string | null, expiresAt: string, now: string): Promise<void>
+  touchSession(id: number, expiresAt: string, now: string): Promise<void>
+  deleteSession(sessionHash: string): Promise<void>
+  /** Ends every session and unused link of the user (erasure). */
+  endAllOf(userId: number): Promise<void>
+  /** Deletes links and sessions that expired before `before`. */
+  pruneExpired(before: string): Promise<void>
+}
+
+/** An import (C13, docs/import.md): rows brought in with their ids, dates and counters. */
+export interface ImportsTx {
+  /** The stored row a record names (by id; an API key by its key), in the record's own shape. */
+  stored(record: ImportRecord): Promise<StoredImportRow | undefined>
+  /** Writes a record `stored` did not find, as given; or answers what it refers to that is missing or taken. */
+  insert(record: ImportRecord): Promise<ImportRefusal | undefined>
+}
+
 /** Everything a unit of writes may do. Writes exist only here: a write outside a unit does not compile. */
 export interface Tx {
   readonly accounts: AccountsTx
@@ -453,6 +584,9 @@ export interface Tx {
   readonly leases: LeasesTx
   readonly webhooks: WebhooksTx
   readonly deliveries: DeliveriesTx
+  readonly imports: ImportsTx
+  readonly portal: PortalTx
+  readonly overview: OverviewReads
 }
 
 export type Unit<T> = (tx: Tx) => Promise<T>

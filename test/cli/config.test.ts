@@ -37,6 +37,10 @@ test('with nothing set every option takes its documented default', () => {
     log: 'json',
     trustProxy: false,
     corsOrigins: [],
+    shopName: 'replenish',
+    shopLogoUrl: undefined,
+    shopAccent: '#1d4ed8',
+    publicUrl: undefined,
   })
   assert.ok(Object.isFrozen(c))
 })

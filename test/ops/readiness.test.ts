@@ -51,6 +51,10 @@ test('a full disk makes /readyz 503 "disk is full" after a failed write; ready a
     key: alice.key,
     json: { subscription: { interval_length: 1, interval_units: 'month', line_items_attributes: Array.from({ length: 50 }, () => ({ subscribable_id: item, quantity: 1 })) } },
   })
+  // The key's first use is recorded (its last_used_at, a unit of its own) before the disk fills:
+  // a write that lands after the failure would make it ready again at once.
+  await server.request('GET', '/api/v1/subscriptions', { key: alice.key })
+  await server.store.write(async () => undefined)
   // The file may not grow: SQLite answers SQLITE_FULL exactly as on a full disk.
   const pages = (sqliteOf(server.store).db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count
   sqliteOf(server.store).db.exec(`PRAGMA max_page_count = ${pages}`)

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { HttpError } from '../../http/http-error.ts'
 import type { Ctx } from '../../http/types.ts'
 import type { App } from './app.ts'
-import type { AdminScope, AdminTokenRecord } from '../../store/api.ts'
+import type { AdminScope, PortalSession, Tx } from '../../store/api.ts'
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="replenish"' }
 const KEY_CACHE_MS = 10_000
@@ -37,7 +37,7 @@ export function clientAddress(app: App, ctx: Ctx): string {
  */
 export function authenticate(app: App, ctx: Ctx): number | Promise<number> {
   const key = bearerToken(ctx)
-  if (key === undefined) throw new HttpError(401, { error: 'You must specify an API key.' }, CHALLENGE)
+  if (key === undefined) return withoutKey(app, ctx)
   // Keyed by the presented key so a cached caller costs no hash; the hash is only for storage.
   const cached = app.keyCache.get(key)
   if (cached !== undefined && cached.until > Date.now()) return admit(app, ctx, cached.userId, cached.hash)
@@ -48,14 +48,88 @@ async function lookUpKey(app: App, ctx: Ctx, key: string): Promise<number> {
   const hash = sha256(key)
   const address = clientAddress(app, ctx)
   app.limits.checkAddress(address)
-  const userId = await app.store.accounts.userIdForKeyHash(hash)
-  if (userId === undefined) {
+  const found = await app.store.accounts.activeApiKeyByHash(hash)
+  if (found === undefined) {
     app.limits.recordFailure(address)
     throw new HttpError(401, { error: 'Invalid API key specified.' }, CHALLENGE)
   }
+  // Only here, on a cache miss (at most one per key per 10 s): a cached request records nothing.
+  noteUse(app, 'API key', found, (tx) => tx.accounts.touchApiKey(found.id))
+  const userId = found.user_id
   if (app.keyCache.size > 100_000) app.keyCache.clear()
   app.keyCache.set(key, { userId, until: Date.now() + KEY_CACHE_MS, hash })
   return admit(app, ctx, userId, hash)
+}
+
+const NO_KEY = { error: 'You must specify an API key.' }
+
+// ---- the customer portal's session cookie (C14, docs/console.md) ---------------------------------
+
+export const PORTAL_COOKIE = 'replenish_portal'
+export const PORTAL_IDLE_MS = 12 * 3_600_000
+/** A session's idle expiry is moved on at most once a minute: a page's reads stay reads. */
+const PORTAL_TOUCH_EVERY_MS = 60_000
+const CSRF_REFUSED = { error: 'Invalid or missing CSRF token.' }
+const SESSION_ENDED = { error: 'Your portal session has ended: open a new link from the shop.' }
+
+/**
+ * No API key: C14's portal pages carry a session cookie instead (only when the request has no
+ * Authorization header at all); anything else is C2's 401. Out of `authenticate` so that the
+ * keyed path, the hot one, stays as small as it was.
+ */
+function withoutKey(app: App, ctx: Ctx): Promise<number> {
+  if (ctx.req.headers.authorization === undefined && ctx.req.headers.cookie !== undefined) return portalUser(app, ctx)
+  throw new HttpError(401, NO_KEY, CHALLENGE)
+}
+
+async function portalUser(app: App, ctx: Ctx): Promise<number> {
+  const session = await portalSession(app, ctx)
+  return admit(app, ctx, session.user_id, `portal:${session.id}`)
+}
+
+/**
+ * The live portal session the request's cookie names, or 401. A request that may change
+ * something (any method but GET and HEAD) must also carry the session's CSRF token in
+ * `X-CSRF-Token`, else 403: a page of another site can make the browser send the cookie (127.0.0.1
+ * on two ports is one site for SameSite), never read the token.
+ */
+export async function portalSession(app: App, ctx: Ctx): Promise<PortalSession> {
+  const id = cookieValue(ctx.req.headers.cookie, PORTAL_COOKIE)
+  if (id === undefined) throw new HttpError(401, NO_KEY, CHALLENGE)
+  const address = clientAddress(app, ctx)
+  app.limits.checkAddress(address)
+  const now = Date.now()
+  const session = await app.store.portal.sessionByHash(sha256(id), new Date(now).toISOString())
+  if (session === undefined) {
+    app.limits.recordFailure(address)
+    throw new HttpError(401, SESSION_ENDED, CHALLENGE)
+  }
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !sameSecret(ctx.req.headers['x-csrf-token'], session.csrf_token)) {
+    throw new HttpError(403, CSRF_REFUSED)
+  }
+  if (now - Date.parse(session.touched_at) >= PORTAL_TOUCH_EVERY_MS) {
+    const touched = (tx: Tx): Promise<void> => tx.portal.touchSession(session.id, new Date(now + PORTAL_IDLE_MS).toISOString(), new Date(now).toISOString())
+    app.store.write(touched).catch((err: unknown) => {
+      app.logError({ time: new Date().toISOString(), level: 'error', message: `could not extend portal session ${session.id}: ${String(err)}` })
+    })
+  }
+  return session
+}
+
+/** One cookie's value from a Cookie header (RFC 6265 §5.4: `name=value` pairs split by `;`). */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (header === undefined) return undefined
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=')
+    if (eq !== -1 && pair.slice(0, eq).trim() === name) return pair.slice(eq + 1).trim() || undefined
+  }
+  return undefined
+}
+
+/** Compares digests, so the time taken says nothing about how much of the secret matched. */
+function sameSecret(given: string | string[] | undefined, expected: string): boolean {
+  if (typeof given !== 'string' || given.length === 0) return false
+  return timingSafeEqual(Buffer.from(sha256(given), 'hex'), Buffer.from(sha256(expected), 'hex'))
 }
 
 function admit(app: App, ctx: Ctx, userId: number, hash: string): number {
@@ -66,11 +140,13 @@ function admit(app: App, ctx: Ctx, userId: number, hash: string): number {
 
 const FORBIDDEN = { error: "This token's scope does not allow this request." }
 
-/** C13: at most one write of a stored token's last_used_at per minute, so authenticating stays a read. */
+/** C13: at most one write of a stored token's or key's last_used_at per minute, so authenticating stays a read. */
 const LAST_USED_EVERY_MS = 60_000
 
-/** Per app: stored token id → when this process last asked for its last_used_at to be written. */
-const touchedOf = new WeakMap<App, Map<number, number>>()
+type Credential = 'admin token' | 'API key'
+
+/** Per app and kind: stored token or key id → when this process last asked for its last_used_at to be written. */
+const touchedOf = new WeakMap<App, Record<Credential, Map<number, number>>>()
 
 /**
  * C2, C13: the admin API and /metrics answer only to an admin token (the configured one, which is
@@ -95,31 +171,44 @@ export async function authenticateAdmin(app: App, ctx: Ctx): Promise<void> {
     app.limits.recordFailure(address)
     throw new HttpError(401, { error: 'Invalid admin token.' }, CHALLENGE)
   }
-  noteUse(app, stored)
+  noteUse(app, 'admin token', stored, (tx) => tx.accounts.touchAdminToken(stored.id))
   if (!scopeAllows(stored.scope, ctx.method, ctx.path)) throw new HttpError(403, FORBIDDEN)
 }
 
-/** C13's scopes: `read` is GET and HEAD on the admin API, `metrics` is GET /metrics alone. */
+const TOKENS_PATH = '/admin/api/v1/admin_tokens'
+const managesTokens = (path: string): boolean =>
+  (path === TOKENS_PATH || path.startsWith(`${TOKENS_PATH}/`)) && path !== `${TOKENS_PATH}/current`
+
+/**
+ * C13's scopes: `read` is GET and HEAD on the admin API except the admin tokens themselves (their
+ * API is scope `admin`; a token may still ask what it is: `/admin_tokens/current`), `metrics` is
+ * GET /metrics alone.
+ */
 export function scopeAllows(scope: AdminScope, method: string, path: string): boolean {
   if (scope === 'admin') return true
-  if (scope === 'read') return (method === 'GET' || method === 'HEAD') && path.startsWith('/admin/')
+  if (scope === 'read') return (method === 'GET' || method === 'HEAD') && path.startsWith('/admin/') && !managesTokens(path)
   return method === 'GET' && path === '/metrics'
 }
 
 /**
- * last_used_at without a write per request: written in a unit of its own, not awaited (the
- * request never waits on it), only when the stored value is a minute old or more and this
- * process has not asked for it in the last minute. A failure is logged, never the caller's.
+ * An admin token's or API key's last_used_at without a write per request: written in a unit of
+ * its own, not awaited (the request never waits on it), only when the stored value is a minute
+ * old or more and this process has not asked for it in the last minute. A failure is logged
+ * (with the row's id, never the secret), never the caller's. An API key comes here only when its
+ * cache entry is missing or old (lookUpKey), so the stored value trails the real last use by at
+ * most a minute and the cache's 10 s.
  */
-function noteUse(app: App, token: AdminTokenRecord): void {
+function noteUse(app: App, kind: Credential, used: { readonly id: number; readonly last_used_at: string | null }, touch: (tx: Tx) => Promise<void>): void {
   const now = Date.now()
-  const touched = touchedOf.get(app) ?? new Map<number, number>()
-  touchedOf.set(app, touched)
-  const storedAt = token.last_used_at === null ? 0 : Date.parse(token.last_used_at)
-  if (now - storedAt < LAST_USED_EVERY_MS || now - (touched.get(token.id) ?? 0) < LAST_USED_EVERY_MS) return
+  const storedAt = used.last_used_at === null ? 0 : Date.parse(used.last_used_at)
+  if (now - storedAt < LAST_USED_EVERY_MS) return
+  let touchedByKind = touchedOf.get(app)
+  if (!touchedByKind) touchedOf.set(app, (touchedByKind = { 'admin token': new Map(), 'API key': new Map() }))
+  const touched = touchedByKind[kind]
+  if (now - (touched.get(used.id) ?? 0) < LAST_USED_EVERY_MS) return
   if (touched.size > 10_000) touched.clear()
-  touched.set(token.id, now)
-  app.store.write((tx) => tx.accounts.touchAdminToken(token.id)).catch((err: unknown) => {
-    app.logError({ time: new Date().toISOString(), level: 'error', message: `could not record the use of admin token ${token.id}: ${String(err)}` })
+  touched.set(used.id, now)
+  app.store.write(touch).catch((err: unknown) => {
+    app.logError({ time: new Date().toISOString(), level: 'error', message: `could not record the use of ${kind} ${used.id}: ${String(err)}` })
   })
 }

@@ -15,6 +15,9 @@ import { installmentsStore } from './installments-store.ts'
 import { leaseStore } from './lease-store.ts'
 import { webhooksStore } from './webhooks-store.ts'
 import { deliveriesStore } from './deliveries-store.ts'
+import { importStore } from './import-store.ts'
+import { portalStore } from './portal-store.ts'
+import { overviewStore } from './overview-store.ts'
 import { readFacade, unitFacade } from './facade.ts'
 import type { Store, Tx, Unit } from '../api.ts'
 
@@ -106,6 +109,8 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     leases: leaseStore(db),
     webhooks: webhooksStore(db),
     deliveries: deliveriesStore(db),
+    portal: portalStore(db),
+    overview: overviewStore(db),
   }
   const tx: Tx = {
     accounts: unitFacade(repos.accounts, writer),
@@ -117,6 +122,10 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     leases: unitFacade(repos.leases, writer),
     webhooks: unitFacade(repos.webhooks, writer),
     deliveries: unitFacade(repos.deliveries, writer),
+    // Writes only: nothing outside a unit reads through it.
+    imports: unitFacade(importStore(db), writer),
+    portal: unitFacade(repos.portal, writer),
+    overview: unitFacade(repos.overview, writer),
   }
   const ping = db.prepare('SELECT 1 AS ok')
   const dataVersion = db.prepare('PRAGMA data_version')
@@ -152,6 +161,8 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     leases: readFacade(repos.leases, writer),
     webhooks: readFacade(repos.webhooks, writer),
     deliveries: readFacade(repos.deliveries, writer),
+    portal: readFacade(repos.portal, writer),
+    overview: readFacade(repos.overview, writer),
     write<T>(unit: Unit<T>): Promise<T> {
       return writer.write(() => unit(tx))
     },

@@ -1,0 +1,76 @@
+/**
+ * Admin tokens (C13): listed (never the tokens), made with a scope and a label (the token is shown
+ * once, from the create answer, held only in this page's memory until drawn), revoked.
+ */
+import { field as valueOf, h } from '../../lib/dom.ts'
+import { del, get, post, query, type ListPage } from '../api.ts'
+import { formDialog } from '../dialog.ts'
+import { label, when } from '../format.ts'
+import { withQuery } from '../router.ts'
+import * as session from '../session.ts'
+import { t } from '../strings.ts'
+import type { AdminToken } from '../types.ts'
+import { actionButton, field, pager, problemBox, section, select, shownOnce, table } from '../ui.ts'
+import type { Page, PageCtx } from '../page.ts'
+
+let justMade: { id: number; token: string } | undefined
+
+function createForm(ctx: PageCtx): HTMLElement {
+  const problem = problemBox()
+  const submit = h('button', { type: 'submit', class: 'button' }, t('admin.create'))
+  const form = h('form', { class: 'create', 'aria-label': t('admin.tokens.new') }, h('h3', null, t('admin.tokens.new')), problem.el,
+    h('div', { class: 'fields' },
+      field(t('admin.tokens.scope'), select('scope', ['admin', 'read', 'metrics'].map((s): [string, string] => [s, label('admin.scope', s)]), 'read')),
+      field(t('admin.tokens.label'), h('input', { name: 'label', type: 'text', maxlength: '100' }))),
+    submit)
+  form.addEventListener('submit', (event) => {
+    event.preventDefault()
+    submit.disabled = true
+    problem.clear()
+    post<AdminToken>('/admin_tokens', { admin_token: { scope: valueOf(form, 'scope'), label: valueOf(form, 'label') || undefined } }).then(
+      (made) => {
+        justMade = { id: made.id, token: made.token ?? '' }
+        ctx.refresh(t('admin.saved'))
+      },
+      (err: unknown) => {
+        problem.show(err)
+        submit.disabled = false
+      },
+    )
+  })
+  return form
+}
+
+function revokeButton(token: AdminToken, ctx: PageCtx): HTMLButtonElement {
+  return actionButton(t('admin.tokens.revoke'), async () => {
+    const done = await formDialog({
+      title: t('admin.tokens.revoke'), body: t('admin.tokens.confirmRevoke', { id: token.id }), submit: t('admin.tokens.revoke'), danger: true,
+      onSubmit: async () => void (await del(`/admin_tokens/${token.id}`)),
+    })
+    if (done) ctx.refresh(t('admin.tokens.revoked'))
+  }, 'danger')
+}
+
+export const tokensPage: Page = async (ctx) => {
+  const after = ctx.query.get('after')
+  const page = await get<ListPage<'admin_tokens', AdminToken>>(`/admin_tokens${query({ after })}`)
+  const made = justMade
+  justMade = undefined
+  const mine = session.who()?.id
+  const title = t('admin.tokens.title')
+  return {
+    title,
+    content: [
+      made ? h('section', { class: 'card' }, shownOnce(t('admin.tokens.shown', { id: made.id }), t('admin.tokens.token'), made.token)) : null,
+      section(title,
+        table(title, [t('admin.id'), t('admin.tokens.label'), t('admin.tokens.scope'), t('admin.tokens.prefix'), t('admin.created'), t('admin.tokens.lastUsed'), ...(ctx.canWrite ? [t('admin.actions')] : [])],
+          page.admin_tokens.map((tok) => [
+            `#${tok.id}`, [tok.label ?? t('common.none'), tok.id === mine ? ` ${t('admin.tokens.yours')}` : null], tok.scope, h('code', null, `${tok.prefix}…`),
+            when(tok.created_at), tok.last_used_at ? when(tok.last_used_at) : t('admin.tokens.never'),
+            ...(ctx.canWrite ? [revokeButton(tok, ctx)] : []),
+          ])),
+        pager(page.next_after, after, (next) => withQuery(['tokens'], { after: next })),
+        ctx.canWrite ? createForm(ctx) : null),
+    ],
+  }
+}

@@ -1,0 +1,18 @@
+/** Dates as the page's language writes them. API dates are calendar dates: shown in UTC so they never shift a day. */
+export function formatDate(date: string, language: string): string {
+  const d = new Date(`${date}T00:00:00Z`)
+  return Number.isNaN(d.getTime()) ? date : new Intl.DateTimeFormat(language, { dateStyle: 'long', timeZone: 'UTC' }).format(d)
+}
+
+/** A timestamp (`2026-11-22T04:00:00.000Z`) in the browser's own time zone. */
+export function formatDateTime(iso: string, language: string): string {
+  const d = new Date(iso)
+  return Number.isNaN(d.getTime()) ? iso : new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' }).format(d)
+}
+
+/** `YYYY-MM-DD` plus `days`, for date inputs' `min`. */
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`)
+  d.setUTCDate(d.getUTCDate() + days)
+  return d.toISOString().slice(0, 10)
+}

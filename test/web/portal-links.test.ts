@@ -1,0 +1,169 @@
+/**
+ * C14: POST /admin/api/v1/users/:id/portal_sessions makes a one-time link valid one hour; opening
+ * it sets the session cookie and redirects to /portal/; a used, expired or unknown link is a 410
+ * HTML page in the browser's language, never JSON.
+ */
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import http from 'node:http'
+import { ADMIN_TOKEN, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
+import { sqliteOf } from '../helpers/store.ts'
+import { newLink, openLink } from './portal-client.ts'
+
+let server: TestServer
+
+before(async () => {
+  server = await startTestServer(undefined)
+})
+after(() => server.close())
+
+const LINK = /^http:\/\/127\.0\.0\.1:\d+\/portal\/sessions\/rplp_[A-Za-z0-9_-]{43}$/
+
+describe('making a link (admin API)', () => {
+  test('201 {url, expires_at}: the url on the Host the request came to, valid for one hour', async () => {
+    const user = await seedUser(server.store)
+    const before = Date.now()
+    const res = await server.request('POST', `/admin/api/v1/users/${user.id}/portal_sessions`, { key: ADMIN_TOKEN, json: { portal_session: {} } })
+    assert.equal(res.status, 201)
+    assert.deepEqual(Object.keys(res.body).sort(), ['expires_at', 'url'])
+    assert.match(res.body.url, LINK)
+    assert.ok(res.body.url.startsWith(server.url))
+    const ttl = Date.parse(res.body.expires_at) - before
+    assert.ok(ttl >= 3_600_000 - 5_000 && ttl <= 3_600_000 + 5_000, `expires in ${ttl} ms`)
+  })
+
+  test('an empty body is allowed; the token is stored only as a hash', async () => {
+    const user = await seedUser(server.store)
+    const res = await server.request('POST', `/admin/api/v1/users/${user.id}/portal_sessions`, { key: ADMIN_TOKEN })
+    assert.equal(res.status, 201)
+    const token = (res.body.url as string).split('/').pop() as string
+    const rows = JSON.stringify(sqliteOf(server.store).db.prepare('SELECT * FROM portal_links').all())
+    assert.ok(!rows.includes(token), 'no link row holds the token')
+  })
+
+  test('REPLENISH_PUBLIC_URL is the base of the link, whatever the Host', async (t) => {
+    const other = await startTestServer(t, { REPLENISH_PUBLIC_URL: 'https://portal.shop.example/' })
+    const user = await seedUser(other.store)
+    const url = await newLink(other, user.id)
+    assert.match(url, /^https:\/\/portal\.shop\.example\/portal\/sessions\/rplp_[A-Za-z0-9_-]{43}$/)
+  })
+
+  test('X-Forwarded-Proto counts only behind a trusted proxy', async (t) => {
+    const user = await seedUser(server.store)
+    // node:http, not fetch: fetch does not let a caller set Host.
+    const make = (s: TestServer, id: number): Promise<string> => new Promise((resolve, reject) => {
+      const req = http.request(`${s.url}/admin/api/v1/users/${id}/portal_sessions`, {
+        method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-forwarded-proto': 'https', host: 'shop.example' },
+      }, (res) => {
+        let text = ''
+        res.on('data', (chunk: Buffer) => { text += chunk.toString() })
+        res.on('end', () => resolve(JSON.parse(text).url))
+      })
+      req.on('error', reject)
+      req.end()
+    })
+    assert.match(await make(server, user.id), /^http:\/\/shop\.example\/portal\//)
+    const proxied = await startTestServer(t, { REPLENISH_TRUST_PROXY: '1' })
+    const proxiedUser = await seedUser(proxied.store)
+    assert.match(await make(proxied, proxiedUser.id), /^https:\/\/shop\.example\/portal\//)
+  })
+
+  test('return_url must be an http(s) URL: javascript: and relative ones are 422', async () => {
+    const user = await seedUser(server.store)
+    for (const bad of ['javascript:alert(1)', '/account', 'ftp://shop.example/']) {
+      const res = await server.request('POST', `/admin/api/v1/users/${user.id}/portal_sessions`, { key: ADMIN_TOKEN, json: { portal_session: { return_url: bad } } })
+      assert.equal(res.status, 422, bad)
+      assert.deepEqual(res.body, { return_url: ['is invalid'] })
+    }
+    assert.equal((await server.request('POST', `/admin/api/v1/users/${user.id}/portal_sessions`, { key: ADMIN_TOKEN, json: { portal_session: { return_url: 'https://shop.example/account' } } })).status, 201)
+  })
+
+  test('an unknown user is 404; no token 401; a read token 403', async () => {
+    assert.equal((await server.request('POST', '/admin/api/v1/users/999999/portal_sessions', { key: ADMIN_TOKEN })).status, 404)
+    const user = await seedUser(server.store)
+    assert.equal((await server.request('POST', `/admin/api/v1/users/${user.id}/portal_sessions`)).status, 401)
+    const read = await server.request('POST', '/admin/api/v1/admin_tokens', { key: ADMIN_TOKEN, json: { admin_token: { scope: 'read' } } })
+    const res = await server.request('POST', `/admin/api/v1/users/${user.id}/portal_sessions`, { key: read.body.token })
+    assert.equal(res.status, 403)
+    assert.deepEqual(res.body, { error: "This token's scope does not allow this request." })
+  })
+
+  test('a customer API key cannot make a link', async () => {
+    const user = await seedUser(server.store)
+    const res = await server.request('POST', `/admin/api/v1/users/${user.id}/portal_sessions`, { key: user.key })
+    assert.equal(res.status, 401)
+  })
+})
+
+describe('opening a link', () => {
+  test('303 to /portal/ with the session cookie: Path=/, HttpOnly, SameSite=Strict, no Secure over plain http', async () => {
+    const user = await seedUser(server.store)
+    const res = await openLink(await newLink(server, user.id))
+    assert.equal(res.status, 303)
+    assert.equal(res.headers.get('location'), '/portal/')
+    assert.match(res.headers.get('set-cookie') ?? '', /^replenish_portal=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/)
+    assert.equal(res.headers.get('x-frame-options'), 'DENY')
+  })
+
+  test('over https (a trusted proxy says so) the cookie is Secure too', async (t) => {
+    const proxied = await startTestServer(t, { REPLENISH_TRUST_PROXY: '1' })
+    const user = await seedUser(proxied.store)
+    const res = await openLink(await newLink(proxied, user.id), { 'x-forwarded-proto': 'https' })
+    assert.equal(res.status, 303)
+    assert.match(res.headers.get('set-cookie') ?? '', /; HttpOnly; SameSite=Strict; Secure$/)
+  })
+
+  test('the session id is stored only as a hash', async () => {
+    const user = await seedUser(server.store)
+    const res = await openLink(await newLink(server, user.id))
+    const id = /replenish_portal=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1] as string
+    const rows = JSON.stringify(sqliteOf(server.store).db.prepare('SELECT * FROM portal_sessions').all())
+    assert.ok(id.length > 0 && !rows.includes(id))
+  })
+
+  test('a used link is 410: an HTML page, localised, with the page headers, and no cookie', async () => {
+    const user = await seedUser(server.store)
+    const url = await newLink(server, user.id)
+    assert.equal((await openLink(url)).status, 303)
+    const again = await openLink(url, { 'accept-language': 'es-ES,es;q=0.9' })
+    assert.equal(again.status, 410)
+    assert.equal(again.headers.get('content-type'), 'text/html; charset=utf-8')
+    assert.equal(again.headers.get('set-cookie'), null)
+    assert.ok(again.headers.get('content-security-policy')?.includes("script-src 'self'"))
+    const html = await again.text()
+    assert.match(html, /^<!doctype html>/)
+    assert.match(html, /<html lang="es">/)
+    assert.match(html, /<h1>Este enlace ya no se puede usar<\/h1>/)
+    assert.doesNotMatch(html, /<script/)
+    assert.match(html, /<link rel="stylesheet" href="\/assets\/portal\.css\?v=[0-9a-f]{16}">/)
+  })
+
+  test('an expired link is 410 (in German for a German browser) and makes no session', async () => {
+    const user = await seedUser(server.store)
+    const url = await newLink(server, user.id)
+    const token = url.split('/').pop() as string
+    const { db } = sqliteOf(server.store)
+    const sessions = (db.prepare('SELECT count(*) AS n FROM portal_sessions').get() as { n: number }).n
+    db.prepare("UPDATE portal_links SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?")
+      .run((await import('../../src/api/shared/auth.ts')).sha256(token))
+    const res = await openLink(url, { 'accept-language': 'de' })
+    assert.equal(res.status, 410)
+    assert.match(await res.text(), /Dieser Link kann nicht mehr verwendet werden/)
+    assert.equal((db.prepare('SELECT count(*) AS n FROM portal_sessions').get() as { n: number }).n, sessions)
+  })
+
+  test('an unknown or malformed token is the same 410 page', async () => {
+    for (const token of [`rplp_${'A'.repeat(43)}`, 'nonsense', 'rplp_%00']) {
+      const res = await openLink(`${server.url}/portal/sessions/${token}`)
+      assert.equal(res.status, 410, token)
+      assert.match(await res.text(), /This link can no longer be used/)
+    }
+  })
+
+  test('two opens of one link at once make one session', async () => {
+    const user = await seedUser(server.store)
+    const url = await newLink(server, user.id)
+    const statuses = (await Promise.all([openLink(url), openLink(url), openLink(url)])).map((r) => r.status).sort()
+    assert.deepEqual(statuses, [303, 410, 410])
+  })
+})
