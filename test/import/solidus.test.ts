@@ -16,7 +16,9 @@ import { startPostgres } from '../helpers/postgres.ts'
 import { tempDir } from '../cli/harness.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const SCHEMA = join(ROOT, '../shared/spec/solidus-schema.sql')
+// A copy of ../shared/spec/solidus-schema.sql (the contract's reference shop database), kept in the
+// repository so that a clean clone (CI) has it.
+const SCHEMA = join(ROOT, 'test/import/fixtures/solidus-schema.sql')
 const KEYS: Record<number, string> = {
   1: 'c94c63f911a50753fea895590fee5f2404736b931433a56b',
   2: '5ca286537b9d1776d59bed96f80b4437215ca69eac038b7b',
