@@ -73,7 +73,7 @@ test('a full disk at start exits 1 (systemd restarts it), and once space is free
   // by this script alone and goes away with it.
   const script = `
     set -u
-    mount -t tmpfs -o size=512k tmpfs "$1" || exit 90
+    mount -t tmpfs -o size=2m tmpfs "$1" || exit 90
     "$2" migrate --db "$1/r.db" >/dev/null || exit 91
     dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null
     timeout -s KILL 20 "$2" serve --db "$1/r.db" --port 0

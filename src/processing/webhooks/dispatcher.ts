@@ -64,6 +64,7 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
   let refreshTimer: NodeJS.Timeout | undefined
   let refreshing: Promise<void> | undefined
   let stopped = false
+  let cancelNeeded = true
 
   const logError = (msg: string, err: unknown): void =>
     o.log({ time: new Date().toISOString(), level: 'error', msg, error: err instanceof Error ? err.message : String(err) })
@@ -242,13 +243,18 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
     }
     for (const [id, worker] of workers) {
       if (seen.has(id)) continue
+      cancelNeeded = true
       // Deleted: nothing more is posted to it; what is in flight finishes, then its connections go.
       worker.close()
       workers.delete(id)
       whenIdle(worker).then(() => worker.destroy(), () => worker.destroy())
     }
-    while (!stopped && (await o.store.write((tx) => tx.deliveries.cancelOfDeletedEndpoints(CANCEL_BATCH, Date.now()))) === CANCEL_BATCH) {
-      await new Promise((resolve) => setImmediate(resolve))
+    // Once at start (an endpoint deleted while serve was down) and after a deletion is seen: not a
+    // write every second.
+    while (cancelNeeded && !stopped) {
+      const canceled = await o.store.write((tx) => tx.deliveries.cancelOfDeletedEndpoints(CANCEL_BATCH, Date.now()))
+      if (canceled < CANCEL_BATCH) cancelNeeded = false
+      else await new Promise((resolve) => setImmediate(resolve))
     }
   }
 
