@@ -25,13 +25,13 @@
  *   npm run bench:webhooks -- --profile        # serve from source under --cpu-prof
  */
 import { randomBytes } from 'node:crypto'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
-import { cpuSecondsOf, evictFromPageCache, hasCommand, memoryPoller, pinned, startServer } from './lib/process.mjs'
+import { cpuSecondsOf, evictFromPageCache, hasCommand, memoryPoller, pinned, runForResult, startServer } from './lib/process.mjs'
 import { benchEnv } from './lib/env.mjs'
 import { machine, waitQuiet } from './lib/machine.mjs'
 import { countDeliveries, drain, registerEndpoint, resetReceiver } from './lib/webhooks.mjs'
@@ -225,19 +225,7 @@ process.exit(exitCode)
 /** Runs bench/lib/paced-patch.mjs (pinned beside the receiver) to its end; resolves with its result. */
 function pacedPatch(url, perSecond, secs, cpu) {
   const [command, args] = pinned(cpu, process.execPath, [join(ROOT, 'bench', 'lib', 'paced-patch.mjs'), url, dataFile, String(perSecond), String(secs), '1'])
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (c) => (out += c))
-    child.stderr.on('data', (c) => (err += c))
-    child.once('error', reject)
-    child.once('exit', (code) => {
-      const line = /^PACED_RESULT (\{.*\})$/m.exec(out)
-      if (code !== 0 || !line) reject(new Error(`paced-patch failed (exit ${code}):\n${out}\n${err}`))
-      else resolvePromise(JSON.parse(line[1]))
-    })
-  })
+  return runForResult(command, args, 'PACED_RESULT', 'paced-patch')
 }
 
 /** CPU seconds serve and the receiver used since `before`, and as a share of one core over `seconds`. */

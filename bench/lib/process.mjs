@@ -160,3 +160,23 @@ export function runTimed(cmd, args, { env: childEnv, cwd, rssFile }) {
     })
   })
 }
+
+/**
+ * Runs a load child (wrk, paced-patch) to its end and resolves with the JSON it prints on a line
+ * `<MARKER> {…}`; rejects with its output when it fails or prints none.
+ */
+export function runForResult(command, args, marker, what) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (c) => (out += c))
+    child.stderr.on('data', (c) => (err += c))
+    child.once('error', reject)
+    child.once('exit', (code) => {
+      const line = new RegExp(`^${marker} (\\{.*\\})$`, 'm').exec(out)
+      if (code !== 0 || !line) reject(new Error(`${what} failed (exit ${code}):\n${out}\n${err}`))
+      else resolve(JSON.parse(line[1]))
+    })
+  })
+}

@@ -30,7 +30,7 @@ export function helpText(version: string): string {
     '                                importing the same file again changes nothing',
     '  admin-tokens create [--scope admin|read|metrics] [--label NAME]',
     '                                make an admin API token (printed once, alone on the last line);',
-    '                                scope admin (default): everything; read: GET on the admin API; metrics: GET /metrics',
+    '                                scope admin (default): everything; read: GET on the admin API but admin tokens; metrics: GET /metrics',
     '  admin-tokens list             the stored tokens (id, scope, prefix, label, created, last used; never a token)',
     '  admin-tokens revoke ID        refuse a stored token from the next request on',
     '  users create --email ADDRESS  make a customer (its id alone on the last line)',
