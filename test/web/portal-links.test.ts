@@ -19,6 +19,22 @@ after(() => server.close())
 
 const LINK = /^http:\/\/127\.0\.0\.1:\d+\/portal\/sessions\/rplp_[A-Za-z0-9_-]{43}$/
 
+test('neither the link nor the session cookie reaches the access log or an error line', async () => {
+  const user = await seedUser(server.store)
+  const url = await newLink(server, user.id)
+  const token = url.split('/').pop() as string
+  const opened = await openLink(url)
+  const cookie = opened.headers.get('set-cookie') ?? ''
+  const session = /replenish_portal=([^;]+)/.exec(cookie)?.[1] as string
+  assert.ok(session)
+  await server.request('GET', '/portal/api/session', { headers: { cookie: `replenish_portal=${session}` } })
+  await openLink(url) // used: 410
+  const logged = JSON.stringify([server.log, server.errors])
+  assert.ok(server.log.some((e) => e.route === '/portal/sessions/:token'))
+  assert.equal(logged.includes(token), false)
+  assert.equal(logged.includes(session), false)
+})
+
 describe('making a link (admin API)', () => {
   test('201 {url, expires_at}: the url on the Host the request came to, valid for one hour', async () => {
     const user = await seedUser(server.store)
