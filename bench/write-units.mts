@@ -61,10 +61,10 @@ const grow = Number(values.grow)
 const work = mkdtempSync(join(values.dir ?? tmpdir(), 'replenish-units-'))
 const file = join(work, 'units.db')
 const options = { synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true } as const
-await openStore(file, options).close()
+await (await openStore(file, options)).close()
 const users = seed(file, new Date().toISOString().slice(0, 10))
 const lineItems = users.flatMap((u) => u.lineItems)
-const store = openStore(file, options)
+const store = await openStore(file, options)
 try {
   if (grow > 0) {
     const data = JSON.stringify({ object: { padding: 'x'.repeat(850) } })

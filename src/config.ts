@@ -31,7 +31,12 @@ interface OptionSpec {
 export interface Config {
   readonly host: string
   readonly port: number
+  /** A SQLite file, or a `postgres://` / `postgresql://` URL (C15). */
   readonly db: string
+  /** PostgreSQL: connections this instance keeps open at most. */
+  readonly dbPool: number
+  /** PostgreSQL: a statement running longer is cancelled (0: never). */
+  readonly dbStatementTimeoutMs: number
   readonly adminToken: string | undefined
   readonly timeZone: string
   readonly today: string | undefined
@@ -71,7 +76,9 @@ export interface Config {
 export const OPTIONS: readonly OptionSpec[] = [
   { key: 'host', flag: 'host', env: 'REPLENISH_HOST', kind: 'host', fallback: '127.0.0.1', help: 'address to listen on: an IP address or a host name' },
   { key: 'port', flag: 'port', env: 'REPLENISH_PORT', kind: 'port', fallback: '8080', help: 'port to listen on (0 picks a free one)' },
-  { key: 'db', flag: 'db', env: 'REPLENISH_DB', kind: 'db', fallback: DEFAULT_DB, help: 'SQLite database file (its directory must exist, except for the default data/)' },
+  { key: 'db', flag: 'db', env: 'REPLENISH_DB', kind: 'db', fallback: DEFAULT_DB, help: 'SQLite database file (its directory must exist, except for the default data/), or postgres://user@host:port/db (C15; the password is better given as PGPASSWORD)' },
+  { key: 'dbPool', flag: 'db-pool', env: 'REPLENISH_DB_POOL', kind: 'positive', fallback: '10', help: 'PostgreSQL: connections each instance keeps at most (instances × pool must stay under the server\'s max_connections)' },
+  { key: 'dbStatementTimeoutMs', flag: 'db-statement-timeout-ms', env: 'REPLENISH_DB_STATEMENT_TIMEOUT_MS', kind: 'count', fallback: '30000', help: 'PostgreSQL: a statement running longer than this is cancelled (0: never); TLS is the URL\'s sslmode' },
   { key: 'adminToken', flag: 'admin-token', env: 'REPLENISH_ADMIN_TOKEN', kind: 'string', fallback: undefined, help: 'admin API token; environment only, as a flag would show in `ps` (or use `admin-tokens create`)', envOnly: true },
   { key: 'timeZone', flag: 'time-zone', env: 'REPLENISH_TIME_ZONE', kind: 'zone', fallback: 'UTC', help: 'IANA time zone that decides what "today" is' },
   { key: 'today', flag: 'today', env: 'REPLENISH_TODAY', kind: 'date', fallback: undefined, help: 'YYYY-MM-DD: pretend today is this date (tests and drills; never in production)' },
@@ -157,6 +164,11 @@ function convert(kind: Kind, raw: string, source: string): unknown {
     case 'db':
       // The default data/ directory is made on first start; any other must already exist.
       if (raw === ':memory:' || raw === DEFAULT_DB) return raw
+      // Never echoed: the URL may hold a password.
+      if (isPostgresUrl(raw)) {
+        if (validPostgresUrl(raw)) return raw
+        throw new ConfigError(`${source}: expected postgres://user:password@host:port/database, got a URL that does not parse (not shown: it may hold a password)`)
+      }
       if (!existsSync(dirname(raw))) fail(`the directory ${dirname(raw)} does not exist`)
       if (existsSync(raw) && statSync(raw).isDirectory()) fail('expected a file, not a directory')
       return raw
@@ -290,6 +302,20 @@ function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone })
     return true
+  } catch {
+    return false
+  }
+}
+
+/** C15: a PostgreSQL URL selects PostgreSQL; any other value of REPLENISH_DB is a SQLite path. */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db)
+}
+
+function validPostgresUrl(raw: string): boolean {
+  try {
+    const u = new URL(raw)
+    return u.hostname.length > 0 || u.searchParams.has('host')
   } catch {
     return false
   }

@@ -16,12 +16,13 @@ import { transitionHooks } from '../api/shared/subscription-actions.ts'
 import { abandonOnCancel } from '../processing/installment-actions.ts'
 
 /** Opens the store the configuration names; only the default location has its directory made for it. */
-export function openConfiguredStore(config: Config, extra: Pick<StoreOptions, 'beforeCommit' | 'backgroundCheckpoints' | 'onBackgroundError'> = {}): Store {
+export function openConfiguredStore(config: Config, extra: Pick<StoreOptions, 'beforeCommit' | 'backgroundCheckpoints' | 'onBackgroundError'> = {}): Promise<Store> {
   checkReadCacheFits(config.readCacheMb, getHeapStatistics().heap_size_limit)
   return openStore(config.db, {
     synchronous: config.synchronous,
     createDirectory: config.db === DEFAULT_DB,
     readCacheBytes: config.readCacheMb * 1024 * 1024,
+    postgres: { poolSize: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs },
     ...extra,
   })
 }
@@ -35,11 +36,15 @@ export function buildApp(config: Config, store: Store, logError: (entry: object)
     store,
     clock: serviceClock(config.timeZone, config.today),
     keyCache: new Map(),
+    keyCacheMs: store.kind === 'postgres' ? 0 : KEY_CACHE_MS,
     limits: requestLimits({ rate: config.rateLimit, burst: config.rateBurst, authFailures: config.authFailureLimit }),
     logError,
     endpointsChanged: new Set(),
   }
 }
+
+/** SQLite: a key seen in the last 10 s authenticates without a read (auth.ts). */
+const KEY_CACHE_MS = 10_000
 
 const stderrLine = (entry: object): void => void process.stderr.write(JSON.stringify(entry) + '\n')
 

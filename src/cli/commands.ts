@@ -4,7 +4,7 @@ import type { Config } from '../config.ts'
 import { sha256 } from '../api/shared/auth.ts'
 import { newApiKey } from '../admin/users.ts'
 import { createAdminToken, isAdminScope, MAX_LABEL_LENGTH } from '../admin/admin-tokens.ts'
-import { backupStore, databaseErrorKind, DatabaseOpenError, SCHEMA_VERSION } from '../store/open.ts'
+import { backupStore, databaseErrorKind, DatabaseOpenError, SCHEMA_VERSION, shownLocation } from '../store/open.ts'
 import { openConfiguredStore } from './app.ts'
 
 export class UsageError extends Error {
@@ -20,9 +20,9 @@ type Out = (line: string) => void
 
 /** `replenish migrate`: bring the schema up to date and say where it stands. */
 export async function migrateCommand(config: Config, out: Out): Promise<number> {
-  const store = openConfiguredStore(config)
+  const store = await openConfiguredStore(config)
   await store.close()
-  out(`database ${config.db} is at schema version ${SCHEMA_VERSION}`)
+  out(`database ${shownLocation(config.db)} is at schema version ${SCHEMA_VERSION}`)
   return 0
 }
 
@@ -72,7 +72,7 @@ export async function createAdminTokenCommand(config: Config, scopeRaw: string |
   if (!isAdminScope(scope)) throw new UsageError(`--scope: ${JSON.stringify(scopeRaw)} is not a scope (expected admin, read or metrics)`)
   const label = labelRaw === undefined || labelRaw.trim() === '' ? null : labelRaw.trim()
   if (label !== null && label.length > MAX_LABEL_LENGTH) throw new UsageError(`--label: is too long (maximum is ${MAX_LABEL_LENGTH} characters)`)
-  const store = openConfiguredStore(config)
+  const store = await openConfiguredStore(config)
   let token: string
   try {
     token = (await store.write((tx) => createAdminToken(tx.accounts, scope, label))).token
@@ -86,7 +86,7 @@ export async function createAdminTokenCommand(config: Config, scopeRaw: string |
 
 /** `replenish admin-tokens list`: a table of the tokens that are not revoked; never a token. */
 export async function listAdminTokensCommand(config: Config, out: Out): Promise<number> {
-  const store = openConfiguredStore(config)
+  const store = await openConfiguredStore(config)
   const rows: string[][] = [['ID', 'SCOPE', 'PREFIX', 'LABEL', 'CREATED_AT', 'LAST_USED_AT']]
   try {
     for (let after = 0; ;) {
@@ -107,7 +107,7 @@ export async function listAdminTokensCommand(config: Config, out: Out): Promise<
 export async function revokeAdminTokenCommand(config: Config, idRaw: string | undefined, out: Out): Promise<number> {
   if (idRaw === undefined) throw new UsageError('admin-tokens revoke needs the token id: replenish admin-tokens revoke ID')
   if (!/^[1-9]\d{0,14}$/.test(idRaw)) throw new UsageError(`admin-tokens revoke: ${JSON.stringify(idRaw)} is not a token id (expected a whole number from 1)`)
-  const store = openConfiguredStore(config)
+  const store = await openConfiguredStore(config)
   try {
     await store.write(async (tx) => {
       if (!(await tx.accounts.findAdminToken(Number(idRaw)))) throw new UsageError(`no admin token with id ${idRaw} (see replenish admin-tokens list)`)
@@ -123,7 +123,7 @@ export async function revokeAdminTokenCommand(config: Config, idRaw: string | un
 export async function createUserCommand(config: Config, email: string | undefined, out: Out): Promise<number> {
   if (email === undefined || email === '') throw new UsageError('users create needs --email ADDRESS')
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`--email: ${JSON.stringify(email)} is not a valid email address (expected NAME@DOMAIN)`)
-  const store = openConfiguredStore(config)
+  const store = await openConfiguredStore(config)
   try {
     // The check and the insert in one unit: nothing can take the address between them.
     const user = await store.write(async (tx) => {
@@ -141,7 +141,7 @@ export async function createUserCommand(config: Config, email: string | undefine
 export async function createKeyCommand(config: Config, userRaw: string | undefined, out: Out): Promise<number> {
   if (userRaw === undefined || userRaw === '') throw new UsageError('keys create needs --user ID')
   if (!/^[1-9]\d*$/.test(userRaw)) throw new UsageError(`--user: ${JSON.stringify(userRaw)} is not a user id (expected a whole number from 1)`)
-  const store = openConfiguredStore(config)
+  const store = await openConfiguredStore(config)
   try {
     const key = newApiKey()
     const userId = await store.write(async (tx) => {

@@ -1,3 +1,4 @@
+import { shownLocation } from '../store/open.ts'
 import { readFileSync } from 'node:fs'
 import type { Config } from '../config.ts'
 import { serviceClock } from '../clock.ts'
@@ -29,7 +30,7 @@ export async function importCommand(config: Config, file: string | undefined, ou
     throw new UsageError(`import: cannot read ${file}: ${why}`)
   }
   const context = importContext(config, serviceClock(config.timeZone, config.today))
-  const store = openConfiguredStore(config)
+  const store = await openConfiguredStore(config)
   let summary: ImportSummary
   try {
     summary = await store.bulk(() => store.write((tx) => runImport(tx, data, context)))
@@ -40,7 +41,7 @@ export async function importCommand(config: Config, file: string | undefined, ou
   } finally {
     await store.close()
   }
-  out(`imported ${file} into ${config.db}: ${summary.lines} lines`)
+  out(`imported ${file} into ${shownLocation(config.db)}: ${summary.lines} lines`)
   for (const kind of KINDS) out(`  ${kind.padEnd(16)} ${String(summary[kind].inserted).padStart(8)} inserted ${String(summary[kind].present).padStart(8)} already present`)
   return 0
 }

@@ -19,7 +19,7 @@ export async function processCommand(config: Config, asOf: string | undefined, i
   if (asOf !== undefined && !isDate(asOf)) throw new UsageError(`--as-of: expected a real date as YYYY-MM-DD, got ${JSON.stringify(asOf)}`)
   // --as-of moves the whole service clock for this run, exactly as REPLENISH_TODAY would.
   const clock = serviceClock(config.timeZone, asOf ?? config.today)
-  const store = openConfiguredStore(config)
+  const store = await openConfiguredStore(config)
   try {
     const s = await runProcessor(store, {
       clock,

@@ -25,7 +25,7 @@ const HEARTBEAT_IDLE_MS = 2_000
 export async function serve(config: Config, options: { demo: boolean }, io: ServeIo): Promise<number> {
   const stdout = bufferedLineLog((chunk) => io.out(chunk.replace(/\n$/, '')))
   const errors = bufferedLineLog((chunk) => io.err(chunk.replace(/\n$/, '')))
-  const store = openConfiguredStore(config, {
+  const store = await openConfiguredStore(config, {
     backgroundCheckpoints: true,
     onBackgroundError: (message) => errors.write({ time: new Date().toISOString(), level: 'error', message }),
   })

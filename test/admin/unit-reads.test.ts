@@ -41,7 +41,7 @@ function recordingReads(store: Store, seen: string[]): Store {
 
 /** A server on a fresh store whose reads outside units are recorded. */
 async function startRecorded(t: TestContext): Promise<{ store: Store; url: string; seen: string[]; call(method: string, path: string, json?: unknown): Promise<TestResponse> }> {
-  const { store, location } = openTestStore(t)
+  const { store, location } = await openTestStore(t)
   const seen: string[] = []
   const config = loadConfig({}, { REPLENISH_DB: location, REPLENISH_ADMIN_TOKEN: ADMIN_TOKEN, REPLENISH_LOG: 'off', REPLENISH_TODAY: '2026-03-15' })
   const app = buildApp(config, recordingReads(store, seen))

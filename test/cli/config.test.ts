@@ -12,6 +12,8 @@ test('with nothing set every option takes its documented default', () => {
     host: '127.0.0.1',
     port: 8080,
     db: 'data/replenish.db',
+    dbPool: 10,
+    dbStatementTimeoutMs: 30000,
     adminToken: undefined,
     timeZone: 'UTC',
     today: undefined,

@@ -5,7 +5,7 @@ import { openTestStore } from '../helpers/store.ts'
 
 /** `serve --demo`: an empty database is seeded once; a database with users is left alone. */
 test('seedDemo seeds an empty store in one unit and nothing the second time or beside existing users', async (t) => {
-  const { store } = openTestStore(t, { synchronous: 'NORMAL' })
+  const { store } = await openTestStore(t, { synchronous: 'NORMAL' })
   const lines = await seedDemo(store, 'http://127.0.0.1:1')
   assert.equal(lines.length, 4)
   assert.match(lines[0] ?? '', /^demo data seeded: user 1 \(demo@example\.com\), payment_method_id 1, payment_source_id 1, subscribable_id 1 \(coffee\) and 2 \(tea\)$/)
@@ -16,7 +16,7 @@ test('seedDemo seeds an empty store in one unit and nothing the second time or b
   assert.deepEqual((await store.accounts.listUsers(0, 10)).map((u) => u.email), ['demo@example.com'])
   assert.equal((await store.catalog.listSubscribables(0, 10)).length, 2)
 
-  const other = openTestStore(t, { synchronous: 'NORMAL' }).store
+  const other = (await openTestStore(t, { synchronous: "NORMAL" })).store
   await other.write((tx) => tx.accounts.createUser('someone@example.com', null))
   assert.deepEqual(await seedDemo(other, 'http://127.0.0.1:1'), [])
   assert.deepEqual((await other.accounts.listUsers(0, 10)).map((u) => u.email), ['someone@example.com'])

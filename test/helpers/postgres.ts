@@ -37,54 +37,77 @@ export function postgresBinDir(): string {
 }
 
 export async function startPostgres(t: TestContext): Promise<ThrowawayPostgres> {
+  const cluster = await startPostgresCluster()
+  t.after(() => cluster.stop())
+  return cluster
+}
+
+export interface ClusterOptions {
+  /** Connections the server accepts (the whole suite's stores and servers share one cluster). */
+  readonly maxConnections?: number
+}
+
+/**
+ * The same throwaway cluster, stopped by the caller (test/run.ts runs the suite on it). Commits
+ * report `synchronous_commit = on`, as the product requires by default, while `fsync=off` keeps
+ * them from waiting for the disk: nothing here needs to survive a crash of the machine.
+ */
+export async function startPostgresCluster(options: ClusterOptions = {}): Promise<ThrowawayPostgres & { readonly url: string; stop(): Promise<void> }> {
   const bin = postgresBinDir()
   const dir = mkdtempSync(join(tmpdir(), 'replenish-pg-'))
   const asRoot = process.getuid?.() === 0
-  let stop = async (): Promise<void> => {}
-  // One hook, so the order holds: the server stops, then its directory goes.
-  t.after(async () => {
-    await stop()
+  let stopServer = async (): Promise<void> => {}
+  // One function, so the order holds: the server stops, then its directory goes.
+  const stop = async (): Promise<void> => {
+    await stopServer()
     rmSync(dir, { recursive: true, force: true })
-  })
-  if (asRoot) chownSync(dir, NOBODY, NOBODY)
-  const server = (command: string, args: readonly string[]): [string, string[]] =>
-    asRoot ? ['setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', join(bin, command), ...args]] : [join(bin, command), [...args]]
-
-  const data = join(dir, 'data')
-  await run(...server('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C']), { cwd: dir })
-  const port = await freePort()
-  const [command, args] = server('postgres', [
-    '-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
-    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=10',
-  ])
-  const child = spawn(command, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
-  let log = ''
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    child.kill('SIGINT') // fast shutdown
-    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
-    await exited
-    clearTimeout(kill)
   }
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`postgres did not start within 20 s:\n${log}`)), 20_000)
-    child.stderr.on('data', (chunk: Buffer) => {
-      log += chunk.toString()
-      if (log.includes('database system is ready to accept connections')) {
+  try {
+    if (asRoot) chownSync(dir, NOBODY, NOBODY)
+    const server = (command: string, args: readonly string[]): [string, string[]] =>
+      asRoot ? ['setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', join(bin, command), ...args]] : [join(bin, command), [...args]]
+
+    const data = join(dir, 'data')
+    await run(...server('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C']), { cwd: dir })
+    const port = await freePort()
+    const [command, args] = server('postgres', [
+      '-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
+      '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', `max_connections=${options.maxConnections ?? 20}`,
+    ])
+    const child = spawn(command, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
+    let log = ''
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    stopServer = async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill('SIGINT') // fast shutdown
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
+      await exited
+      clearTimeout(kill)
+    }
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`postgres did not start within 20 s:\n${log}`)), 20_000)
+      child.stderr.on('data', (chunk: Buffer) => {
+        log += chunk.toString()
+        if (log.includes('database system is ready to accept connections')) {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+      void exited.then((code) => {
         clearTimeout(timer)
-        resolve()
-      }
+        reject(new Error(`postgres exited (${code}) before it was ready:\n${log}`))
+      })
     })
-    void exited.then((code) => {
-      clearTimeout(timer)
-      reject(new Error(`postgres exited (${code}) before it was ready:\n${log}`))
-    })
-  })
-  return {
-    port,
-    psql: (database, extra) =>
-      run(existsSync(join(bin, 'psql')) ? join(bin, 'psql') : 'psql', ['-X', '-q', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-v', 'ON_ERROR_STOP=1', ...extra], { cwd: dir }),
+    return {
+      port,
+      url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      stop,
+      psql: (database, extra) =>
+        run(existsSync(join(bin, 'psql')) ? join(bin, 'psql') : 'psql', ['-X', '-q', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-v', 'ON_ERROR_STOP=1', ...extra], { cwd: dir }),
+    }
+  } catch (err) {
+    await stop()
+    throw err
   }
 }
 

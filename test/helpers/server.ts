@@ -52,7 +52,7 @@ export interface TestResponse {
  * `env` sets REPLENISH_* values as the environment would (REPLENISH_TODAY, limits, …).
  */
 export async function startTestServer(t: TestContext | undefined, env: Record<string, string> = {}, storeOptions: TestStoreOptions = {}): Promise<TestServer> {
-  const at = newTestLocation()
+  const at = await newTestLocation()
   const config = loadConfig({}, {
     REPLENISH_DB: at.location,
     REPLENISH_PORT: '0',
@@ -63,7 +63,7 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     REPLENISH_PROCESS_EVERY: '0',
     ...env,
   })
-  const opened = openTestStore(undefined, { synchronous: config.synchronous, readCacheBytes: config.readCacheMb * 1024 * 1024, ...storeOptions }, at)
+  const opened = await openTestStore(undefined, { synchronous: config.synchronous, readCacheBytes: config.readCacheMb * 1024 * 1024, ...storeOptions }, at)
   const store = opened.store
   const errors: object[] = []
   const app = buildApp(config, store, (e) => errors.push(e))

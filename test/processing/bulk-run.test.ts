@@ -15,7 +15,7 @@ const autocheckpoint = (store: Store): number =>
   (sqliteOf(store).db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint
 
 test('during a run the WAL is checkpointed every 32,000 pages; after it, and after a failed one, as before', async (t) => {
-  const { store } = openTestStore(t, { synchronous: 'NORMAL' })
+  const { store } = await openTestStore(t, { synchronous: 'NORMAL' })
   seedDueSubscriptions(store, 6, '2026-02-01')
   const before = autocheckpoint(store)
   assert.notEqual(before, 32_000)

@@ -19,8 +19,8 @@ const TODAY = '2026-01-15'
 const plus = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 
 /** A store of its own, removed after the test. */
-function tempStore(t: import('node:test').TestContext): Store {
-  return openTestStore(t, { synchronous: 'NORMAL' }).store
+async function tempStore(t: import('node:test').TestContext): Promise<Store> {
+  return (await openTestStore(t, { synchronous: 'NORMAL' })).store
 }
 
 /** Subscriptions whose floor is not at their date (skipped since their floor was last set). */
@@ -111,7 +111,7 @@ test('the oldest overdue date and the due count read dates, not floors; the olde
 })
 
 test('a run whose walk steps over floors that trail their dates processes exactly the due subscriptions, batch after batch', async (t) => {
-  const store = tempStore(t)
+  const store = await tempStore(t)
   const DUE = '2026-03-01'
   seedDueSubscriptions(store, 60, DUE)
   const { db } = sqliteOf(store)
@@ -142,7 +142,7 @@ test('a run whose walk steps over floors that trail their dates processes exactl
 })
 
 test('a run that walks by id processes the due rows whatever their floors, and leaves the lifting to the next run', async (t) => {
-  const store = tempStore(t)
+  const store = await tempStore(t)
   seedDueSubscriptions(store, 45, '2026-03-01')
   sqliteOf(store).db.exec(`UPDATE subscriptions SET actionable_date = '2026-04-01' WHERE id % 3 = 0`) // 15 skipped past the day
   const day = '2026-03-10'

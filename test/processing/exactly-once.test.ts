@@ -23,8 +23,8 @@ function tempDir(t: import('node:test').TestContext): string {
 }
 
 /** A connection of its own to the store at `file` (the test removes the directory). */
-function freshStore(file: string, options: { beforeCommit?: () => void } = {}): Store {
-  return openTestStore(undefined, { synchronous: 'NORMAL', ...options }, { location: file, remove: () => {} }).store
+async function freshStore(file: string, options: { beforeCommit?: () => void } = {}): Promise<Store> {
+  return (await openTestStore(undefined, { synchronous: 'NORMAL', ...options }, { location: file, remove: () => {} })).store
 }
 
 function ask(worker: Worker, req: RoundRequest): Promise<{ ran: boolean; installments: number; error?: string }> {
@@ -46,7 +46,7 @@ test('two processors started at once on one database never make a duplicate (50 
   const subscriptions = 200
   for (let round = 0; round < 50; round++) {
     const file = join(dir, `round-${round}.db`)
-    const store = freshStore(file)
+    const store = await freshStore(file)
     seedDueSubscriptions(store, subscriptions, DUE)
     await store.close()
     const barrier = new SharedArrayBuffer(4)
@@ -55,7 +55,7 @@ test('two processors started at once on one database never make a duplicate (50 
     const results = await Promise.all(workers.map((w) => ask(w, { file, asOf: DUE, waitForLease, barrier })))
     for (const r of results) assert.equal(r.error, undefined)
     assert.equal(results.reduce((n, r) => n + r.installments, 0), subscriptions, `round ${round}`)
-    const check = freshStore(file)
+    const check = await freshStore(file)
     assertExactlyOnePerSubscription(check, subscriptions)
     await check.close()
   }
@@ -65,7 +65,7 @@ test('a crash inside a batch commits nothing of it; the rerun makes exactly the 
   const file = join(tempDir(t), 'crash.db')
   let armed = true
   const installments = (s: Store) => (sqliteOf(s).db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n
-  const store: Store = freshStore(file, {
+  const store: Store = await freshStore(file, {
     beforeCommit: () => {
       // The second batch's commit fails, as a full disk or a pulled plug would make it.
       if (armed && installments(store) > 10) {
@@ -92,7 +92,7 @@ test('a crash inside a batch commits nothing of it; the rerun makes exactly the 
 test('kill -9 in the middle of `replenish process`, then a rerun: exactly one installment per due subscription', async (t) => {
   const file = join(tempDir(t), 'kill.db')
   const subscriptions = 40_000
-  const setup = freshStore(file)
+  const setup = await freshStore(file)
   seedDueSubscriptions(setup, subscriptions, DUE)
   await setup.close()
 
@@ -116,7 +116,7 @@ test('kill -9 in the middle of `replenish process`, then a rerun: exactly one in
   })
   assert.deepEqual(await exited, { code: null, signal: 'SIGKILL' })
 
-  const store = freshStore(file)
+  const store = await freshStore(file)
   t.after(() => store.close())
   const { db } = sqliteOf(store)
   assert.equal((db.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check, 'ok')
@@ -134,7 +134,7 @@ test('kill -9 in the middle of `replenish process`, then a rerun: exactly one in
 
 test('the unique key alone makes a repeat a no-op: the same batch written twice makes one installment and one event', async (t) => {
   const file = join(tempDir(t), 'unique.db')
-  const store = freshStore(file)
+  const store = await freshStore(file)
   t.after(() => store.close())
   seedDueSubscriptions(store, 3, DUE)
   const plans = [1, 2, 3].map((id) => ({ subscription_id: id, due_date: DUE, actionable_date: '2026-03-01', state: 'active' as const }))

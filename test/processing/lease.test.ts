@@ -13,8 +13,8 @@ import { seedDueSubscriptions } from './helpers.ts'
 const DUE = '2026-02-01'
 const clock = serviceClock('UTC', DUE)
 
-function setup(t: import('node:test').TestContext, due = 5): Store {
-  const { store } = openTestStore(t, { synchronous: 'NORMAL' })
+async function setup(t: import('node:test').TestContext, due = 5): Promise<Store> {
+  const { store } = await openTestStore(t, { synchronous: 'NORMAL' })
   seedDueSubscriptions(store, due, DUE)
   return store
 }
@@ -26,7 +26,7 @@ const leases = (store: Store) => sqliteOf(store).db.prepare('SELECT name, holder
 const installments = (store: Store) => (sqliteOf(store).db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n
 
 test('a lease held by a live processor: a schedule tick gives up at once, touching nothing', async (t) => {
-  const store = setup(t)
+  const store = await setup(t)
   const live = `${hostname()}:${process.pid}:someone`
   hold(store, live, Date.now() + 60_000)
   const s = await runProcessor(store, { clock })
@@ -36,7 +36,7 @@ test('a lease held by a live processor: a schedule tick gives up at once, touchi
 })
 
 test('the CLI waits for the live holder to finish, says so once, then runs', async (t) => {
-  const store = setup(t)
+  const store = await setup(t)
   const live = `${hostname()}:${process.pid}:someone`
   hold(store, live, Date.now() + 60_000)
   const waits: string[] = []
@@ -48,7 +48,7 @@ test('the CLI waits for the live holder to finish, says so once, then runs', asy
 })
 
 test('a lease left by a process that no longer exists on this host is taken over at once', async (t) => {
-  const store = setup(t)
+  const store = await setup(t)
   const gone = spawnSync(process.execPath, ['-e', '']).pid
   assert.ok(gone)
   hold(store, `${hostname()}:${gone}:dead`, Date.now() + 60_000)
@@ -57,7 +57,7 @@ test('a lease left by a process that no longer exists on this host is taken over
 })
 
 test('a holder on another host is trusted until its lease expires', async (t) => {
-  const store = setup(t)
+  const store = await setup(t)
   hold(store, 'elsewhere:1:abc', Date.now() + 60_000)
   assert.equal((await runProcessor(store, { clock })).ran, false)
   hold(store, 'elsewhere:1:abc', Date.now() - 1)
@@ -66,7 +66,7 @@ test('a holder on another host is trusted until its lease expires', async (t) =>
 })
 
 test('a processor that lost its lease rolls its batch back instead of committing it', async (t) => {
-  const store = setup(t, 12)
+  const store = await setup(t, 12)
   let stolen = false
   const run = runProcessor(store, {
     clock,

@@ -12,13 +12,13 @@ import { seedDueSubscriptions } from './helpers.ts'
 const ROOT = new URL('../../', import.meta.url).pathname
 const MINUTE = 60_000
 
-function setup(t: import('node:test').TestContext): { store: Store; file: string } {
-  const { store, location } = openTestStore(t, { synchronous: 'NORMAL' })
+async function setup(t: import('node:test').TestContext): Promise<{ store: Store; file: string }> {
+  const { store, location } = await openTestStore(t, { synchronous: 'NORMAL' })
   return { store, file: location }
 }
 
 test('/readyz: stalled once something has been due for more than two schedule periods without a finished run', async (t) => {
-  const { store } = setup(t)
+  const { store } = await setup(t)
   seedDueSubscriptions(store, 3, '2026-02-01')
   const clock = serviceClock('UTC', '2026-02-03')
   const startedAt = Date.parse('2026-11-01T10:00:00.000Z')
@@ -42,7 +42,7 @@ test('/readyz: stalled once something has been due for more than two schedule pe
 })
 
 test('/metrics: installments by state, retries due, the oldest overdue actionable date and the last finished run', async (t) => {
-  const { store } = setup(t)
+  const { store } = await setup(t)
   const clock = serviceClock('UTC', '2026-02-04')
   const monitor = processingMonitor(store, clock, { processEvery: 10, startedAt: Date.now() })
   seedDueSubscriptions(store, 2, '2026-02-01')
@@ -71,7 +71,7 @@ test('/metrics: installments by state, retries due, the oldest overdue actionabl
 })
 
 test('`serve` catches up at start on its schedule, logs the run, shows it on /metrics and is ready; SIGTERM exits 0', async (t) => {
-  const { store, file } = setup(t)
+  const { store, file } = await setup(t)
   seedDueSubscriptions(store, 4, '2026-01-10') // fell due while the service was down
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
     cwd: ROOT,

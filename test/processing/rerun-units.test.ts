@@ -56,8 +56,8 @@ const counted = ({ elapsedMs: _, ...counts }: RunSummary): Omit<RunSummary, 'ela
 
 for (const batchSize of [2, 5]) {
   test(`a run whose every unit is rolled back and run again does what a plain run does, and counts it once (batches of ${batchSize})`, async (t) => {
-    const plain = openTestStore(t, { synchronous: 'NORMAL' }).store
-    const rerun = openTestStore(t, { synchronous: 'NORMAL' }).store
+    const plain = (await openTestStore(t, { synchronous: "NORMAL" })).store
+    const rerun = (await openTestStore(t, { synchronous: "NORMAL" })).store
     seed(plain)
     seed(rerun)
     const clock = serviceClock('UTC', '2026-01-15')

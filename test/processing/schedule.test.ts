@@ -9,14 +9,14 @@ import { seedDueSubscriptions } from './helpers.ts'
 /** The processor inside `serve`: a run at start, quiet when idle, errors logged (never thrown), stop waits for the run. */
 const clock = serviceClock('UTC', '2026-02-01')
 
-function setup(t: import('node:test').TestContext): Store {
-  return openTestStore(t, { synchronous: 'NORMAL' }).store
+async function setup(t: import('node:test').TestContext): Promise<Store> {
+  return (await openTestStore(t, { synchronous: 'NORMAL' })).store
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 50))
 
 test('the schedule runs once at start, logs what it did, and stop() waits for the run', async (t) => {
-  const store = setup(t)
+  const store = await setup(t)
   seedDueSubscriptions(store, 3, '2026-02-01')
   const log: any[] = []
   const schedule = processingSchedule({ store, clock, processEvery: 10, log: (e) => log.push(e) })
@@ -32,7 +32,7 @@ test('the schedule runs once at start, logs what it did, and stop() waits for th
 })
 
 test('an idle run logs nothing; a schedule of 0 minutes never runs', async (t) => {
-  const store = setup(t)
+  const store = await setup(t)
   const log: any[] = []
   const idle = processingSchedule({ store, clock, processEvery: 10, log: (e) => log.push(e) })
   idle.start()

@@ -9,6 +9,11 @@ export interface App {
   readonly clock: Clock
   /** presented key → user id (and the key's hash), so an authorized read costs no key query; cleared on revoke. */
   readonly keyCache: Map<string, { userId: number; until: number; hash: string }>
+  /**
+   * How long a key stays in `keyCache`: 10 s on SQLite (one process revokes, and clears it);
+   * 0 on PostgreSQL, where a key revoked through another instance must fail here at once (C15).
+   */
+  readonly keyCacheMs: number
   /** Per-key token buckets and per-address failure counters (C12 limits). */
   readonly limits: RequestLimits
   /** stderr's error log (serve's, or a test's): work a request started but does not wait for reports here. */

@@ -5,7 +5,6 @@ import type { App } from './app.ts'
 import type { AdminScope, PortalSession, Tx } from '../../store/api.ts'
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="replenish"' }
-const KEY_CACHE_MS = 10_000
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
 
@@ -32,7 +31,7 @@ export function clientAddress(app: App, ctx: Ctx): string {
 
 /**
  * C2: the user the API key belongs to, or 401 with the exact message. A key seen in the last
- * 10 s is answered from the cache at once, without a read or a promise (the hot path: callers
+ * `keyCacheMs` is answered from the cache at once, without a read or a promise (the hot path: callers
  * await the answer either way); a revocation clears the cache.
  */
 export function authenticate(app: App, ctx: Ctx): number | Promise<number> {
@@ -56,8 +55,10 @@ async function lookUpKey(app: App, ctx: Ctx, key: string): Promise<number> {
   // Only here, on a cache miss (at most one per key per 10 s): a cached request records nothing.
   noteUse(app, 'API key', found, (tx) => tx.accounts.touchApiKey(found.id))
   const userId = found.user_id
-  if (app.keyCache.size > 100_000) app.keyCache.clear()
-  app.keyCache.set(key, { userId, until: Date.now() + KEY_CACHE_MS, hash })
+  if (app.keyCacheMs > 0) {
+    if (app.keyCache.size > 100_000) app.keyCache.clear()
+    app.keyCache.set(key, { userId, until: Date.now() + app.keyCacheMs, hash })
+  }
   return admit(app, ctx, userId, hash)
 }
 

@@ -5,7 +5,7 @@ import { ValidationFailed } from '../../domain/field-errors.ts'
 import { negotiateLanguage, type Language } from '../../domain/messages.ts'
 import { bearerToken, sha256 } from './auth.ts'
 import type { App } from './app.ts'
-import type { Tx, Unit } from '../../store/api.ts'
+import type { StoredResponse, Tx, Unit } from '../../store/api.ts'
 
 /**
  * What a handler gets besides the request: the caller's language, and `commit`, which runs
@@ -66,21 +66,22 @@ export function endpoint(app: App, handler: ApiHandler): (ctx: Ctx) => Promise<R
     // looks up its stored answer is the 409 above, never a second run.
     running.add(flightKey)
     try {
-      const stored = await app.store.idempotency.find(idem.scope, idem.key, new Date(Date.now() - DAY_MS).toISOString())
-      if (stored) {
-        if (stored.fingerprint !== idem.fingerprint) {
-          throw new HttpError(422, { error: 'Idempotency-Key was already used with a different request' })
-        }
-        return { status: stored.status, body: undefined, raw: stored.body, headers: { 'idempotent-replayed': 'true' } }
-      }
       // Real time, not the service clock: the 24 h of C5 are wall-clock hours (C8).
+      const notBefore = (): string => new Date(Date.now() - DAY_MS).toISOString()
+      const stored = await app.store.idempotency.find(idem.scope, idem.key, notBefore())
+      if (stored) return replay(stored, idem)
       const save = (tx: Tx, reply: Reply): Promise<void> =>
         tx.idempotency.save(idem.scope, idem.key, idem.fingerprint, reply.status, reply.raw ?? JSON.stringify(reply.body), new Date().toISOString())
       let saved = false
       const call: Call = {
         language,
+        // The key is claimed inside the unit, before it acts: the same key sent at the same time
+        // to another instance (PostgreSQL) waits for this unit, then replays its answer (C15).
         commit: (unit) =>
           app.store.write(async (tx) => {
+            const other = await tx.idempotency.claim(idem.scope, idem.key, idem.fingerprint, new Date().toISOString(), notBefore())
+            saved = other !== undefined
+            if (other) return replay(other, idem)
             const reply = await unit(tx)
             await save(tx, reply)
             saved = true
@@ -94,14 +95,23 @@ export function endpoint(app: App, handler: ApiHandler): (ctx: Ctx) => Promise<R
         return reply
       } catch (err) {
         const answer = rendered(err, language)
-        // A refused request (422) is an answer too: a retry gets the same refusal (Stripe does so).
-        if (answer instanceof HttpError && answer.status === 422) await app.store.write((tx) => save(tx, { status: 422, body: answer.body }))
+        // A refused request (422) is an answer too: a retry gets the same refusal (Stripe does so);
+        // unless the refusal is that the key already holds another request's answer, which stays.
+        if (answer instanceof HttpError && answer.status === 422 && !saved) await app.store.write((tx) => save(tx, { status: 422, body: answer.body }))
         throw answer
       }
     } finally {
       running.delete(flightKey)
     }
   }
+}
+
+/** C5: the stored answer, as it was given; a different request under the same key is refused. */
+function replay(stored: StoredResponse, idem: Idempotency): Reply {
+  if (stored.fingerprint !== idem.fingerprint) {
+    throw new HttpError(422, { error: 'Idempotency-Key was already used with a different request' })
+  }
+  return { status: stored.status, body: undefined, raw: stored.body, headers: { 'idempotent-replayed': 'true' } }
 }
 
 /** A domain refusal becomes its 422 body in the caller's language; anything else passes through. */

@@ -22,6 +22,11 @@ export function idempotencyStore(db: DatabaseSync) {
       const row = find.get(scope, key, notBefore) as unknown as [string, number, string] | undefined
       return row && { fingerprint: row[0], status: row[1], body: row[2] }
     },
+    /** The one writer runs units one at a time: what a committed request stored is all there is to find. */
+    claim(scope: string, key: string, _fingerprint: string, _at: string, notBefore: string): StoredResponse | undefined {
+      const row = find.get(scope, key, notBefore) as unknown as [string, number, string] | undefined
+      return row && { fingerprint: row[0], status: row[1], body: row[2] }
+    },
     /** `at` is real time (ISO 8601); runs inside the caller's unit of writes. */
     save(scope: string, key: string, fingerprint: string, status: number, body: string, at: string): void {
       const now = Date.parse(at)

@@ -1,0 +1,99 @@
+import type { PaymentMethod, PaymentSource, Subscribable } from '../../domain/types.ts'
+import type { CatalogQuestion, CatalogTx } from '../api.ts'
+import { changed, unlessTaken } from './conflict.ts'
+import { nowIso } from './rows.ts'
+import type { Sql } from './sql.ts'
+
+/** Columns in the domain's order: the admin API answers these objects as JSON, keys in this order. */
+const METHOD = 'id, name, active, created_at, updated_at'
+const SOURCE = 'id, user_id, payment_method_id, kind, brand, last_digits, month, year, gateway_reference, created_at, updated_at'
+const SUBSCRIBABLE = 'id, sku, name, subscribable, created_at, updated_at'
+
+/** C6: the method exists and is active; the source exists, is the user's and the method's. */
+const PAYMENT_IS_VALID = (method: string, source: string, user: string): string => `EXISTS (SELECT 1 FROM payment_sources s JOIN payment_methods m ON m.id = s.payment_method_id
+  WHERE s.id = ${source} AND s.user_id = ${user} AND m.id = ${method} AND m.active)`
+const IS_SUBSCRIBABLE = (id: string): string => `EXISTS (SELECT 1 FROM subscribables WHERE id = ${id} AND subscribable)`
+
+/**
+ * Every question of a validation in one statement: one row per question, in the order asked.
+ * A payment question fills method, source and user; an item question fills item.
+ */
+const ANSWER = `SELECT CASE WHEN q.kind = 'payment' THEN ${PAYMENT_IS_VALID('q.method', 'q.source', 'q.usr')} ELSE ${IS_SUBSCRIBABLE('q.item')} END AS yes
+  FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) WITH ORDINALITY AS q(kind, method, source, usr, item, n)
+  ORDER BY q.n`
+
+/** Payment methods, payment sources and the catalog of subscribable items. */
+export function catalogRepo(sql: Sql): CatalogTx {
+  return {
+    async createPaymentMethod(name, active) {
+      const now = nowIso()
+      return (await sql.one<PaymentMethod>(`INSERT INTO payment_methods (name, active, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING ${METHOD}`, [name, active, now])) as PaymentMethod
+    },
+    findPaymentMethod: (id) => sql.one<PaymentMethod>(`SELECT ${METHOD} FROM payment_methods WHERE id = $1`, [id]),
+    listPaymentMethods: (after, limit) => sql.rows<PaymentMethod>(`SELECT ${METHOD} FROM payment_methods WHERE id > $1 ORDER BY id LIMIT $2`, [after, limit]),
+    async updatePaymentMethod(id, name, active) {
+      const row = await sql.one<PaymentMethod>(`UPDATE payment_methods SET name = $1, active = $2, updated_at = $3 WHERE id = $4 RETURNING ${METHOD}`, [name, active, nowIso(), id])
+      return changed(row, `payment method ${id}`)
+    },
+    async createPaymentSource(f) {
+      const now = nowIso()
+      const row = await sql.one<PaymentSource>(
+        `INSERT INTO payment_sources (user_id, payment_method_id, kind, brand, last_digits, month, year, gateway_reference, created_at, updated_at)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${SOURCE}`,
+        [f.user_id, f.payment_method_id, f.kind, f.brand, f.last_digits, f.month, f.year, f.gateway_reference, now],
+      )
+      return row as PaymentSource
+    },
+    findPaymentSource: (id) => sql.one<PaymentSource>(`SELECT ${SOURCE} FROM payment_sources WHERE id = $1`, [id]),
+    listPaymentSources: (userId, after, limit) =>
+      userId === undefined
+        ? sql.rows<PaymentSource>(`SELECT ${SOURCE} FROM payment_sources WHERE id > $1 ORDER BY id LIMIT $2`, [after, limit])
+        : sql.rows<PaymentSource>(`SELECT ${SOURCE} FROM payment_sources WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [userId, after, limit]),
+    async deletePaymentSource(id) {
+      await sql.run('DELETE FROM payment_sources WHERE id = $1', [id])
+    },
+    answer: (questions) => answer(sql, questions),
+    paymentIsValid: async (methodId, sourceId, userId) =>
+      (await sql.one<{ yes: boolean }>(`SELECT ${PAYMENT_IS_VALID('$1::bigint', '$2::bigint', '$3::bigint')} AS yes`, [methodId, sourceId, userId]))?.yes === true,
+    async createSubscribable(sku, name, subscribable) {
+      const now = nowIso()
+      const insert = sql.one<Subscribable>(`INSERT INTO subscribables (sku, name, subscribable, created_at, updated_at) VALUES ($1, $2, $3, $4, $4) RETURNING ${SUBSCRIBABLE}`, [sku, name, subscribable, now])
+      // The handler checked subscribableIdForSku first (admin/catalog.ts): a 23505 is a concurrent create.
+      return (await unlessTaken(insert, 'subscribables_sku_key')) as Subscribable
+    },
+    findSubscribable: (id) => sql.one<Subscribable>(`SELECT ${SUBSCRIBABLE} FROM subscribables WHERE id = $1`, [id]),
+    subscribableIdForSku: async (sku) => (await sql.one<{ id: number }>('SELECT id FROM subscribables WHERE sku = $1', [sku]))?.id,
+    listSubscribables: (after, limit) => sql.rows<Subscribable>(`SELECT ${SUBSCRIBABLE} FROM subscribables WHERE id > $1 ORDER BY id LIMIT $2`, [after, limit]),
+    async updateSubscribable(id, sku, name, subscribable) {
+      const update = sql.one<Subscribable>(`UPDATE subscribables SET sku = $1, name = $2, subscribable = $3, updated_at = $4 WHERE id = $5 RETURNING ${SUBSCRIBABLE}`, [sku, name, subscribable, nowIso(), id])
+      return changed(await unlessTaken(update, 'subscribables_sku_key'), `subscribable ${id}`)
+    },
+    async deleteSubscribable(id) {
+      await sql.run('DELETE FROM subscribables WHERE id = $1', [id])
+    },
+    isSubscribable: async (id) => (await sql.one(`SELECT 1 FROM subscribables WHERE id = $1 AND subscribable`, [id])) !== undefined,
+  }
+}
+
+/**
+ * The answers in the order asked, in one round trip. The rows are read, not locked (no FOR SHARE):
+ * a share lock on a popular item for every subscription made would write to its row each time,
+ * and the same factory serves reads outside units, where a lock would end with the statement.
+ */
+async function answer(sql: Sql, questions: readonly CatalogQuestion[]): Promise<boolean[]> {
+  if (questions.length === 0) return []
+  const kind: string[] = []
+  const method: (number | null)[] = []
+  const source: (number | null)[] = []
+  const user: (number | null)[] = []
+  const item: (number | null)[] = []
+  for (const q of questions) {
+    kind.push(q.kind)
+    method.push(q.kind === 'payment' ? q.method : null)
+    source.push(q.kind === 'payment' ? q.source : null)
+    user.push(q.kind === 'payment' ? q.user : null)
+    item.push(q.kind === 'item' ? q.id : null)
+  }
+  const rows = await sql.rows<{ yes: boolean }>(ANSWER, [kind, method, source, user, item])
+  return rows.map((r) => r.yes)
+}

@@ -1,0 +1,83 @@
+import type { Address, LineItem, Subscription } from '../../domain/types.ts'
+
+/**
+ * Rows as `pg` answers them (sql.ts: int8 and numeric as numbers, booleans as booleans, text as
+ * strings), and the mappers that turn them into domain values. Stored JSON is text (migrations.ts)
+ * and is parsed here, as the SQLite store does.
+ */
+
+/** The columns every subscription read selects; `subscriptionOf` maps them. */
+export const SUBSCRIPTION_COLUMNS = [
+  'id', 'user_id', 'state', 'paused', 'interval_length', 'interval_units', 'actionable_date', 'anchor_day', 'end_date',
+  'skip_count', 'successive_skip_count', 'payment_method_id', 'payment_source_id', 'currency', 'processing_state',
+  'shipping_address', 'billing_address', 'created_on', 'created_at', 'updated_at',
+] as const
+
+export const LINE_ITEM_COLUMNS = ['id', 'subscription_id', 'subscribable_id', 'quantity', 'created_at', 'updated_at'] as const
+
+/** `alias.a, alias.b, …` for a SELECT list. */
+export const columns = (list: readonly string[], alias = ''): string => list.map((c) => (alias ? `${alias}.${c}` : c)).join(', ')
+
+/** A subscriptions row: the domain value with its addresses still JSON text. */
+export type SubscriptionRow = Omit<Subscription, 'shipping_address' | 'billing_address'> & {
+  readonly shipping_address: string | null
+  readonly billing_address: string | null
+}
+
+export type LineItemRow = LineItem
+
+const addressOf = (json: string | null): Address | null => (json === null ? null : (JSON.parse(json) as Address))
+
+/** A fresh object with the domain's keys in the domain's order, whatever else the row carried. */
+export function subscriptionOf(r: SubscriptionRow): Subscription {
+  return {
+    id: r.id,
+    user_id: r.user_id,
+    state: r.state,
+    paused: r.paused,
+    interval_length: r.interval_length,
+    interval_units: r.interval_units,
+    actionable_date: r.actionable_date,
+    anchor_day: r.anchor_day,
+    end_date: r.end_date,
+    skip_count: r.skip_count,
+    successive_skip_count: r.successive_skip_count,
+    payment_method_id: r.payment_method_id,
+    payment_source_id: r.payment_source_id,
+    currency: r.currency,
+    processing_state: r.processing_state,
+    shipping_address: addressOf(r.shipping_address),
+    billing_address: addressOf(r.billing_address),
+    created_on: r.created_on,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }
+}
+
+export function lineItemOf(r: LineItemRow): LineItem {
+  return {
+    id: r.id,
+    subscription_id: r.subscription_id,
+    subscribable_id: r.subscribable_id,
+    quantity: r.quantity,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }
+}
+
+let lastMs = Number.NaN
+let lastIso = ''
+
+/**
+ * The current time as ISO 8601, the text every timestamp column holds (the same as the SQLite
+ * store writes). The text only changes each millisecond, so it is kept for that millisecond:
+ * exactly what a fresh call would answer.
+ */
+export function nowIso(): string {
+  const ms = Date.now()
+  if (ms !== lastMs) {
+    lastMs = ms
+    lastIso = new Date(ms).toISOString()
+  }
+  return lastIso
+}

@@ -1,0 +1,66 @@
+import pg from 'pg'
+
+/**
+ * How the PostgreSQL repositories talk to the database: one statement at a time, on whatever
+ * `Queryable` they were given (the pool for reads outside a unit, the unit's own client inside
+ * it). Every statement is prepared once per connection under a name derived from its text, so
+ * the server parses and plans a hot statement once, not per request.
+ */
+export interface Sql {
+  /** The rows as objects. */
+  rows<T>(text: string, values?: readonly unknown[]): Promise<T[]>
+  /** The first row, or undefined. */
+  one<T>(text: string, values?: readonly unknown[]): Promise<T | undefined>
+  /** How many rows the statement touched. */
+  run(text: string, values?: readonly unknown[]): Promise<number>
+}
+
+export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>
+
+const names = new Map<string, string>()
+const nameOf = (text: string): string => {
+  let name = names.get(text)
+  if (name === undefined) {
+    name = `r${names.size + 1}`
+    names.set(text, name)
+  }
+  return name
+}
+
+export function sqlOn(db: Queryable): Sql {
+  const query = async (text: string, values: readonly unknown[] | undefined): Promise<pg.QueryResult> =>
+    db.query({ name: nameOf(text), text, values: values as unknown[] | undefined })
+  return {
+    rows: async <T>(text: string, values?: readonly unknown[]) => (await query(text, values)).rows as T[],
+    one: async <T>(text: string, values?: readonly unknown[]) => (await query(text, values)).rows[0] as T | undefined,
+    run: async (text, values) => (await query(text, values)).rowCount ?? 0,
+  }
+}
+
+/**
+ * Integers come back as numbers: int8 (ids, counts) is text in pg by default, and numeric (a sum
+ * of bigints) too. Every id and count of ours fits a double exactly; one that would not is an
+ * error, never a rounded number.
+ */
+export function numberTypes(): pg.CustomTypesConfig {
+  const toNumber = (text: string): number => {
+    const n = Number(text)
+    if (!Number.isSafeInteger(n) && !(Number.isFinite(n) && text.includes('.'))) throw new Error(`integer out of JavaScript's safe range: ${text}`)
+    return n
+  }
+  return {
+    getTypeParser: ((oid: number, format?: string) => {
+      if (oid === 20 || oid === 1700) return toNumber
+      return pg.types.getTypeParser(oid, format as 'text')
+    }) as pg.CustomTypesConfig['getTypeParser'],
+  }
+}
+
+/** SQLSTATEs a unit is run again for: a serialization failure and a deadlock (the other side won). */
+export const RETRYABLE = new Set(['40001', '40P01'])
+
+/** The SQLSTATE of an error PostgreSQL raised, or undefined. */
+export function sqlState(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
+}
