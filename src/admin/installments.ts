@@ -62,9 +62,12 @@ export const recordInstallmentOutcome = (app: App): ApiHandler =>
  * single outcome and each entry of the bulk one (bulk-outcomes.ts), so the two cannot differ.
  * Answers the installment after it (C3).
  */
-export async function applyOutcome(app: App, tx: Tx, inst: Installment, input: OutcomeInput): Promise<Record<string, unknown>> {
-  const sub = await tx.subscriptions.lock(inst.subscription_id)
+export async function applyOutcome(app: App, tx: Tx, found: Installment, input: OutcomeInput): Promise<Record<string, unknown>> {
+  const sub = await tx.subscriptions.lock(found.subscription_id)
   if (!sub) throw notFound()
+  // Read again under the subscription's lock: a unit that held it first (another outcome, on
+  // another instance, or a retry of the processor) may have changed the installment since the find.
+  const inst = (await tx.installments.find(found.id)) ?? found
   const { cancelSubscription } = await recordOutcome(tx, inst, sub, input, {
     now: app.clock.now(),
     reprocessingIntervalHours: app.config.reprocessingIntervalHours,

@@ -4,7 +4,7 @@ import type { Config } from '../config.ts'
 import { sha256 } from '../api/shared/auth.ts'
 import { newApiKey } from '../admin/users.ts'
 import { createAdminToken, isAdminScope, MAX_LABEL_LENGTH } from '../admin/admin-tokens.ts'
-import { backupStore, databaseErrorKind, DatabaseOpenError, SCHEMA_VERSION, shownLocation } from '../store/open.ts'
+import { backupStore, databaseErrorKind, DatabaseOpenError, isPostgresLocation, SCHEMA_VERSION, shownLocation } from '../store/open.ts'
 import { openConfiguredStore } from './app.ts'
 
 export class UsageError extends Error {
@@ -32,6 +32,9 @@ export async function migrateCommand(config: Config, out: Out): Promise<number> 
  */
 export async function backupCommand(config: Config, target: string | undefined, force: boolean, out: Out): Promise<number> {
   if (!target) throw new UsageError('backup needs a target file: replenish backup FILE [--force]')
+  if (isPostgresLocation(config.db)) {
+    throw new UsageError('replenish backup copies a SQLite file; back up a PostgreSQL database with its own tools: pg_dump, or your provider\'s snapshots and point-in-time recovery (docs/operations.md)')
+  }
   if (!existsSync(config.db)) throw new UsageError(`there is no database at ${config.db} to back up`)
   if (!existsSync(dirname(target))) throw new UsageError(`cannot write the backup: the directory ${dirname(target)} does not exist`)
   if (existsSync(target) && statSync(target).isDirectory()) throw new UsageError(`cannot write the backup: ${target} is a directory`)

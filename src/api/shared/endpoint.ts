@@ -48,7 +48,32 @@ export function endpoint(app: App, handler: ApiHandler): (ctx: Ctx) => Promise<R
     const language = negotiateLanguage(ctx.req.headers['accept-language'] as string | undefined)
     // Looked at before any await: a write without an Idempotency-Key (nearly all) pays for none.
     const header = ctx.method === 'GET' || ctx.method === 'HEAD' ? undefined : ctx.req.headers['idempotency-key']
-    const idem = typeof header === 'string' && header.length > 0 ? await idempotencyOf(app, ctx, header) : undefined
+    if (typeof header === 'string' && header.length > 0) return arrived(ctx, language, header)
+    const call: Call = { language, commit: (unit) => app.store.write(unit) }
+    try {
+      return await handler(ctx, call)
+    } catch (err) {
+      throw rendered(err, language)
+    }
+  }
+
+  /**
+   * The same credentials and key arriving while the first is still being authenticated (a read
+   * that may finish in any order on a server database) are in flight by order of arrival.
+   */
+  async function arrived(ctx: Ctx, language: Language, header: string): Promise<Reply> {
+    const arrival = `arrival\u0000${bearerToken(ctx) ?? ''}\u0000${header}`
+    if (running.has(arrival)) throw new HttpError(409, { error: 'A request with this Idempotency-Key is still being processed' })
+    running.add(arrival)
+    try {
+      return await keyed(ctx, language, header)
+    } finally {
+      running.delete(arrival)
+    }
+  }
+
+  async function keyed(ctx: Ctx, language: Language, header: string): Promise<Reply> {
+    const idem = await idempotencyOf(app, ctx, header)
     if (!idem) {
       const call: Call = { language, commit: (unit) => app.store.write(unit) }
       try {

@@ -2,7 +2,7 @@ import type { User } from '../../domain/types.ts'
 import type { AccountsTx, ActiveApiKey, AdminScope, AdminTokenRecord, ApiKeyRecord, UserFilter } from '../api.ts'
 import { changed, unlessTaken } from './conflict.ts'
 import { nowIso } from './rows.ts'
-import type { Sql } from './sql.ts'
+import { lockedInUnit, type Sql } from './sql.ts'
 
 /** Columns in the domain's order: the admin API answers these objects as JSON, keys in this order. */
 const USER = 'id, email, external_id, created_at, updated_at'
@@ -24,7 +24,7 @@ export function accountsRepo(sql: Sql): AccountsTx {
       const insert = sql.one<User>(`INSERT INTO users (email, external_id, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING ${USER}`, [email, externalId, now])
       return (await unlessTaken(insert, 'users_email')) as User
     },
-    findUser: (id) => sql.one<User>(`SELECT ${USER} FROM users WHERE id = $1`, [id]),
+    findUser: (id) => sql.one<User>(`SELECT ${USER} FROM users WHERE id = $1${lockedInUnit(sql)}`, [id]),
     async emailTaken(email, exceptUserId) {
       const found = await sql.one<{ id: number }>(`SELECT id FROM users WHERE ${EMAIL_IS(1)}`, [email])
       return found !== undefined && found.id !== exceptUserId
@@ -43,7 +43,7 @@ export function accountsRepo(sql: Sql): AccountsTx {
     },
     listApiKeys: (userId, after, limit) => sql.rows<ApiKeyRecord>(`SELECT ${KEY} FROM api_keys WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [userId, after, limit]),
     apiKeyHashExists: async (keyHash) => (await sql.one('SELECT 1 FROM api_keys WHERE key_hash = $1', [keyHash])) !== undefined,
-    findApiKey: (id) => sql.one<ApiKeyRecord>(`SELECT ${KEY} FROM api_keys WHERE id = $1`, [id]),
+    findApiKey: (id) => sql.one<ApiKeyRecord>(`SELECT ${KEY} FROM api_keys WHERE id = $1${lockedInUnit(sql)}`, [id]),
     async revokeApiKey(id) {
       await sql.run('UPDATE api_keys SET revoked_at = $1, updated_at = $1 WHERE id = $2 AND revoked_at IS NULL', [nowIso(), id])
     },
@@ -63,7 +63,7 @@ export function accountsRepo(sql: Sql): AccountsTx {
     },
     adminTokenExists: async (tokenHash) => (await sql.one('SELECT 1 FROM admin_tokens WHERE token_hash = $1 AND revoked_at IS NULL', [tokenHash])) !== undefined,
     adminTokenByHash: (tokenHash) => sql.one<AdminTokenRecord>(`SELECT ${TOKEN} FROM admin_tokens WHERE token_hash = $1 AND revoked_at IS NULL`, [tokenHash]),
-    findAdminToken: (id) => sql.one<AdminTokenRecord>(`SELECT ${TOKEN} FROM admin_tokens WHERE id = $1 AND revoked_at IS NULL`, [id]),
+    findAdminToken: (id) => sql.one<AdminTokenRecord>(`SELECT ${TOKEN} FROM admin_tokens WHERE id = $1 AND revoked_at IS NULL${lockedInUnit(sql)}`, [id]),
     listAdminTokens: (after, limit) => sql.rows<AdminTokenRecord>(`SELECT ${TOKEN} FROM admin_tokens WHERE id > $1 AND revoked_at IS NULL ORDER BY id LIMIT $2`, [after, limit]),
     async revokeAdminToken(id) {
       await sql.run('UPDATE admin_tokens SET revoked_at = $1, updated_at = $1 WHERE id = $2 AND revoked_at IS NULL', [nowIso(), id])

@@ -2,7 +2,7 @@ import type { PaymentMethod, PaymentSource, Subscribable } from '../../domain/ty
 import type { CatalogQuestion, CatalogTx } from '../api.ts'
 import { changed, unlessTaken } from './conflict.ts'
 import { nowIso } from './rows.ts'
-import type { Sql } from './sql.ts'
+import { lockedInUnit, type Sql } from './sql.ts'
 
 /** Columns in the domain's order: the admin API answers these objects as JSON, keys in this order. */
 const METHOD = 'id, name, active, created_at, updated_at'
@@ -29,7 +29,7 @@ export function catalogRepo(sql: Sql): CatalogTx {
       const now = nowIso()
       return (await sql.one<PaymentMethod>(`INSERT INTO payment_methods (name, active, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING ${METHOD}`, [name, active, now])) as PaymentMethod
     },
-    findPaymentMethod: (id) => sql.one<PaymentMethod>(`SELECT ${METHOD} FROM payment_methods WHERE id = $1`, [id]),
+    findPaymentMethod: (id) => sql.one<PaymentMethod>(`SELECT ${METHOD} FROM payment_methods WHERE id = $1${lockedInUnit(sql)}`, [id]),
     listPaymentMethods: (after, limit) => sql.rows<PaymentMethod>(`SELECT ${METHOD} FROM payment_methods WHERE id > $1 ORDER BY id LIMIT $2`, [after, limit]),
     async updatePaymentMethod(id, name, active) {
       const row = await sql.one<PaymentMethod>(`UPDATE payment_methods SET name = $1, active = $2, updated_at = $3 WHERE id = $4 RETURNING ${METHOD}`, [name, active, nowIso(), id])
@@ -44,7 +44,7 @@ export function catalogRepo(sql: Sql): CatalogTx {
       )
       return row as PaymentSource
     },
-    findPaymentSource: (id) => sql.one<PaymentSource>(`SELECT ${SOURCE} FROM payment_sources WHERE id = $1`, [id]),
+    findPaymentSource: (id) => sql.one<PaymentSource>(`SELECT ${SOURCE} FROM payment_sources WHERE id = $1${lockedInUnit(sql)}`, [id]),
     listPaymentSources: (userId, after, limit) =>
       userId === undefined
         ? sql.rows<PaymentSource>(`SELECT ${SOURCE} FROM payment_sources WHERE id > $1 ORDER BY id LIMIT $2`, [after, limit])
@@ -61,7 +61,7 @@ export function catalogRepo(sql: Sql): CatalogTx {
       // The handler checked subscribableIdForSku first (admin/catalog.ts): a 23505 is a concurrent create.
       return (await unlessTaken(insert, 'subscribables_sku_key')) as Subscribable
     },
-    findSubscribable: (id) => sql.one<Subscribable>(`SELECT ${SUBSCRIBABLE} FROM subscribables WHERE id = $1`, [id]),
+    findSubscribable: (id) => sql.one<Subscribable>(`SELECT ${SUBSCRIBABLE} FROM subscribables WHERE id = $1${lockedInUnit(sql)}`, [id]),
     subscribableIdForSku: async (sku) => (await sql.one<{ id: number }>('SELECT id FROM subscribables WHERE sku = $1', [sku]))?.id,
     listSubscribables: (after, limit) => sql.rows<Subscribable>(`SELECT ${SUBSCRIBABLE} FROM subscribables WHERE id > $1 ORDER BY id LIMIT $2`, [after, limit]),
     async updateSubscribable(id, sku, name, subscribable) {
@@ -76,12 +76,16 @@ export function catalogRepo(sql: Sql): CatalogTx {
 }
 
 /**
- * The answers in the order asked, in one round trip. The rows are read, not locked (no FOR SHARE):
- * a share lock on a popular item for every subscription made would write to its row each time,
- * and the same factory serves reads outside units, where a lock would end with the statement.
+ * The answers in the order asked, in one round trip. Items need no lock: a line item's foreign key
+ * keeps its catalog item from being deleted under it. A payment source has no such key, so inside
+ * a unit its row is share-locked first (FOR KEY SHARE), before the answer is read: a concurrent
+ * DELETE /payment_sources (which locks it FOR UPDATE) either committed already, and the answer
+ * sees it gone, or waits for this unit and then clears the subscription this unit wrote.
  */
 async function answer(sql: Sql, questions: readonly CatalogQuestion[]): Promise<boolean[]> {
   if (questions.length === 0) return []
+  const sources = questions.flatMap((q) => (q.kind === 'payment' ? [q.source] : []))
+  if (sql.inUnit && sources.length > 0) await sql.run('SELECT 1 FROM payment_sources WHERE id = ANY($1::bigint[]) FOR KEY SHARE', [sources])
   const kind: string[] = []
   const method: (number | null)[] = []
   const source: (number | null)[] = []

@@ -69,20 +69,20 @@ const APPEND_ATTEMPT = (attempt: string): string =>
 
 /**
  * Pending deliveries of a live endpoint due by $2, but those in flight here ($3), the earliest
- * first, at most $4: locked (a row another instance is claiming is skipped, not waited for) and
- * claimed until $5 in the same statement. Ordered as SQLite's pending index orders them.
+ * first, at most $4: locked (a row another instance is claiming is skipped, not waited for), then
+ * claimed until $5 in the same statement. Ordered as SQLite's pending index orders them. The claim
+ * finds its rows by an array of ids, so that it reads them through the primary key whatever the
+ * plan's guess of how many there are.
  */
-const CLAIM_DUE = `WITH claimed AS (
-    UPDATE webhook_deliveries d SET due_ms = $5
-    FROM (SELECT p.id, p.due_ms AS was_due, e.type, e.created_at, e.subscription_id, e.data
-      FROM webhook_deliveries p JOIN events e ON e.id = p.event_id
-      WHERE p.endpoint_id = $1 AND p.state = 'pending' AND p.due_ms <= $2 AND p.id <> ALL($3::bigint[])
-        AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = $1 AND w.deleted_at IS NULL)
-      ORDER BY p.due_ms, p.created_ms, p.id LIMIT $4
-      FOR UPDATE OF p SKIP LOCKED) c
-    WHERE d.id = c.id
-    RETURNING d.id, d.event_id, d.created_ms, d.retries, c.was_due, c.type, c.created_at, c.subscription_id, c.data)
-  SELECT id, event_id, created_ms, retries, type, created_at, subscription_id, data FROM claimed ORDER BY was_due, created_ms, id`
+const CLAIM_DUE = `WITH picked AS (
+    SELECT p.id, p.event_id, p.due_ms, p.created_ms, p.retries, e.type, e.created_at, e.subscription_id, e.data
+    FROM webhook_deliveries p JOIN events e ON e.id = p.event_id
+    WHERE p.endpoint_id = $1 AND p.state = 'pending' AND p.due_ms <= $2 AND p.id <> ALL($3::bigint[])
+      AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = $1 AND w.deleted_at IS NULL)
+    ORDER BY p.due_ms, p.created_ms, p.id LIMIT $4
+    FOR UPDATE OF p SKIP LOCKED),
+  claimed AS (UPDATE webhook_deliveries SET due_ms = $5 WHERE id = ANY(ARRAY(SELECT id FROM picked)))
+  SELECT id, event_id, created_ms, retries, type, created_at, subscription_id, data FROM picked ORDER BY due_ms, created_ms, id`
 
 /**
  * Attempts recorded, one per delivery: `settle` ones take their outcome's state, due time and
@@ -137,9 +137,10 @@ function plan(outcomes: readonly DeliveryOutcome[], states: Map<number, Delivery
     if (state === undefined) continue
     const settle = state === 'pending'
     if (settle) states.set(outcome.id, outcome.state)
-    const round = seen.get(outcome.id) ?? 0
-    seen.set(outcome.id, round + 1)
-    ;(rounds[round] ??= []).push({ outcome, settle })
+    const n = seen.get(outcome.id) ?? 0
+    seen.set(outcome.id, n + 1)
+    const round = (rounds[n] ??= [])
+    round.push({ outcome, settle })
   }
   return rounds
 }

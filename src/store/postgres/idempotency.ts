@@ -5,29 +5,35 @@ const KEEP_MS = 86_400_000
 const PRUNE_EVERY_MS = 60_000
 
 /**
- * When this process last pruned. Per process, not per repository: a repository is made for each
- * unit (store.ts). Set inside a unit that may still roll back; a prune lost that way waits for the
- * next minute, which only lets a few more expired rows stay (they are never replayed).
+ * When a store last pruned (ms since the epoch). One per store, shared by all its units: a
+ * repository is made for each unit (store.ts), so it cannot keep this itself. Set inside a unit
+ * that may still roll back; a prune lost that way waits for the next minute, which only lets a
+ * few more expired rows stay (they are never replayed).
  */
-let lastPrune = Number.NEGATIVE_INFINITY
+export interface PruneClock {
+  last: number
+}
+
+export const newPruneClock = (): PruneClock => ({ last: Number.NEGATIVE_INFINITY })
 
 const STORED = 'SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = $1 AND key = $2'
 
 /**
  * Responses kept for `Idempotency-Key` replays (C5), per caller scope, 24 hours. Older rows are
- * never replayed, and `save` deletes them at most once a minute per process, so the table holds
+ * never replayed, and `save` deletes them at most once a minute per store, so the table holds
  * about a day of writes without a separate job.
  */
-export function idempotencyRepo(sql: Sql): IdempotencyTx {
+export function idempotencyRepo(sql: Sql, pruned: PruneClock): IdempotencyTx {
   return {
     find: (scope, key, notBefore) => sql.one<StoredResponse>(`${STORED} AND created_at > $3`, [scope, key, notBefore]),
     claim: (scope, key, fingerprint, at, notBefore) => claim(sql, scope, key, fingerprint, at, notBefore),
     /** `at` is real time (ISO 8601); runs inside the caller's unit of writes. */
     async save(scope, key, fingerprint, status, body, at) {
       const now = Date.parse(at)
-      if (now - lastPrune >= PRUNE_EVERY_MS) {
-        await sql.run('DELETE FROM idempotency_keys WHERE created_at <= $1', [new Date(now - KEEP_MS).toISOString()])
-        lastPrune = now
+      if (now - pruned.last >= PRUNE_EVERY_MS) {
+        // Taken before the await: the store's units that save meanwhile leave the prune to this one.
+        pruned.last = now
+        await prune(sql, new Date(now - KEEP_MS).toISOString())
       }
       await sql.run(
         `INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)
@@ -36,6 +42,19 @@ export function idempotencyRepo(sql: Sql): IdempotencyTx {
       )
     },
   }
+}
+
+/**
+ * Deletes the answers made before `olderThan`, except rows another unit holds: a claim taking an
+ * expired key over (it gets a new created_at) or another instance's prune. Waiting on those would
+ * hold this request up, and two prunes locking rows in different orders could deadlock.
+ */
+async function prune(sql: Sql, olderThan: string): Promise<void> {
+  await sql.run(
+    `DELETE FROM idempotency_keys WHERE (scope, key) IN
+      (SELECT scope, key FROM idempotency_keys WHERE created_at <= $1 FOR UPDATE SKIP LOCKED)`,
+    [olderThan],
+  )
 }
 
 /**

@@ -13,6 +13,17 @@ export interface Sql {
   one<T>(text: string, values?: readonly unknown[]): Promise<T | undefined>
   /** How many rows the statement touched. */
   run(text: string, values?: readonly unknown[]): Promise<number>
+  /** Inside a unit's transaction (a lock taken now holds until it commits), not the pool's autocommit. */
+  readonly inUnit: boolean
+}
+
+/**
+ * ` FOR UPDATE` (or another locking clause) inside a unit, nothing on the pool: the row a unit
+ * reads and then changes stays as it read it until it commits, whichever instance writes
+ * meanwhile (the other waits). Outside a unit the lock would end with the statement anyway.
+ */
+export function lockedInUnit(sql: Sql, clause = 'FOR UPDATE'): string {
+  return sql.inUnit ? ` ${clause}` : ''
 }
 
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>
@@ -27,13 +38,14 @@ const nameOf = (text: string): string => {
   return name
 }
 
-export function sqlOn(db: Queryable): Sql {
+export function sqlOn(db: Queryable, inUnit = false): Sql {
   const query = async (text: string, values: readonly unknown[] | undefined): Promise<pg.QueryResult> =>
     db.query({ name: nameOf(text), text, values: values as unknown[] | undefined })
   return {
     rows: async <T>(text: string, values?: readonly unknown[]) => (await query(text, values)).rows as T[],
     one: async <T>(text: string, values?: readonly unknown[]) => (await query(text, values)).rows[0] as T | undefined,
     run: async (text, values) => (await query(text, values)).rowCount ?? 0,
+    inUnit,
   }
 }
 

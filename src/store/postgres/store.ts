@@ -9,7 +9,7 @@ import { accountsRepo } from './accounts.ts'
 import { catalogRepo } from './catalog.ts'
 import { subscriptionsRepo } from './subscriptions.ts'
 import { eventsRepo } from './events.ts'
-import { idempotencyRepo } from './idempotency.ts'
+import { idempotencyRepo, newPruneClock, type PruneClock } from './idempotency.ts'
 import { installmentsRepo } from './installments.ts'
 import { leasesRepo } from './leases.ts'
 import { webhooksRepo } from './webhooks.ts'
@@ -39,6 +39,8 @@ export interface PostgresStore extends Store {
 
 /** A unit that lost a deadlock or a serialization check runs again, up to this many times in all. */
 const UNIT_TRIES = 5
+/** /readyz fails when the database does not answer through the pool within this. */
+const READY_WITHIN_MS = 2_000
 /** A row lock waited on longer than this fails the unit (a 503), rather than piling requests up. */
 const LOCK_TIMEOUT_MS = 5_000
 
@@ -67,6 +69,10 @@ export async function openPostgresStore(url: string, options: PostgresOptions): 
     idle_in_transaction_session_timeout: 60_000,
     ...(options.statementTimeoutMs > 0 ? { statement_timeout: options.statementTimeoutMs } : {}),
     connectionTimeoutMillis: 10_000,
+    // A processor's lease is alive while this process has a session (leases.ts): an idle pool
+    // keeps its connections longer than the lease lives, so a pause between batches never looks
+    // like a dead holder.
+    idleTimeoutMillis: 90_000,
   })
   // An idle connection the server dropped must not take the process down; the next query reconnects.
   pool.on('error', () => {})
@@ -98,7 +104,9 @@ export class DurabilityRefused extends Error {
 }
 
 function postgresStore(pool: pg.Pool, url: string): PostgresStore {
-  const reads = txOn(sqlOn(pool))
+  // When this store last pruned old Idempotency-Keys (repositories are made per unit).
+  const pruned = newPruneClock()
+  const reads = txOn(sqlOn(pool), pruned)
   let closed = false
   return {
     kind: 'postgres',
@@ -114,15 +122,25 @@ function postgresStore(pool: pg.Pool, url: string): PostgresStore {
     deliveries: reads.deliveries,
     portal: reads.portal,
     overview: reads.overview,
-    write: <T>(unit: Unit<T>) => runUnit(pool, unit),
+    write: <T>(unit: Unit<T>) => runUnit(pool, unit, pruned),
     bulk: <T>(job: () => Promise<T>) => job(),
+    /**
+     * /readyz: the server answers through this instance's pool within 2 s. A pool whose every
+     * connection stays busy fails it too (requests would queue), named with its counts.
+     */
     async problem(): Promise<string | undefined> {
       if (closed) return 'the database connection pool is closed'
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), READY_WITHIN_MS)))
       try {
-        await pool.query('SELECT 1')
-        return undefined
+        const answer = await Promise.race([pool.query('SELECT 1'), late])
+        if (answer !== 'late') return undefined
+        const p = this.poolStats()
+        return `no connection of the PostgreSQL pool answered within ${READY_WITHIN_MS / 1000} s (${p.size - p.idle} of ${p.max} in use, ${p.waiting} waiting)`
       } catch (err) {
         return `PostgreSQL at ${maskedUrl(url)} did not answer: ${(err as Error).message}`
+      } finally {
+        clearTimeout(timer)
       }
     },
     async metricsText(): Promise<string> {
@@ -155,7 +173,7 @@ export class BackupRefused extends Error {
  * serialization failure rolls back and runs it again after a short random pause; anything else
  * rolls back and rejects. The tx refuses use after its unit ended (it would land in another's).
  */
-async function runUnit<T>(pool: pg.Pool, unit: Unit<T>): Promise<T> {
+async function runUnit<T>(pool: pg.Pool, unit: Unit<T>, pruned: PruneClock): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect()
     let broken: Error | undefined
@@ -165,10 +183,10 @@ async function runUnit<T>(pool: pg.Pool, unit: Unit<T>): Promise<T> {
         if (!open) return Promise.reject(new Error("a unit's tx was used outside its unit of writes"))
         return client.query(config)
       }) as pg.PoolClient['query'],
-    })
+    }, true)
     try {
       await client.query('BEGIN')
-      const result = await unit(txOn(guarded))
+      const result = await unit(txOn(guarded, pruned))
       await client.query('COMMIT')
       return result
     } catch (err) {
@@ -191,7 +209,7 @@ async function runUnit<T>(pool: pg.Pool, unit: Unit<T>): Promise<T> {
 }
 
 /** Every repository over one `Sql` (the pool's, or a unit's connection), each made when first used. */
-function txOn(sql: Sql): Tx {
+function txOn(sql: Sql, pruned: PruneClock): Tx {
   const made: Partial<Record<keyof Tx, unknown>> = {}
   const lazy = <K extends keyof Tx>(key: K, make: (sql: Sql) => Tx[K]): Tx[K] => (made[key] ??= make(sql)) as Tx[K]
   return {
@@ -199,7 +217,7 @@ function txOn(sql: Sql): Tx {
     get catalog() { return lazy('catalog', catalogRepo) },
     get subscriptions() { return lazy('subscriptions', subscriptionsRepo) },
     get events() { return lazy('events', eventsRepo) },
-    get idempotency() { return lazy('idempotency', idempotencyRepo) },
+    get idempotency() { return lazy('idempotency', (s) => idempotencyRepo(s, pruned)) },
     get installments() { return lazy('installments', installmentsRepo) },
     get leases() { return lazy('leases', leasesRepo) },
     get webhooks() { return lazy('webhooks', webhooksRepo) },

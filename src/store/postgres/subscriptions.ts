@@ -1,7 +1,231 @@
-import type { SubscriptionsTx } from '../api.ts'
+import type { LineItem, State, Subscription, SubscriptionPatch } from '../../domain/types.ts'
+import type { NewSubscription } from '../../domain/subscription-input.ts'
+import { renderSubscription } from '../../domain/representation.ts'
+import type { AdminSubscriptionFilter, SubscriptionJson, SubscriptionsTx } from '../api.ts'
 import type { Sql } from './sql.ts'
+import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, subscriptionOf, type LineItemRow, type SubscriptionRow } from './rows.ts'
 
-// STUB: replaced by the real repository.
-export function subscriptionsRepo(_sql: Sql): SubscriptionsTx {
-  return new Proxy({}, { get: (_t, name) => () => Promise.reject(new Error(`postgres subscriptions.${String(name)} is not written yet`)) }) as SubscriptionsTx
+const S = columns(SUBSCRIPTION_COLUMNS)
+const L = columns(LINE_ITEM_COLUMNS)
+const LI = columns(LINE_ITEM_COLUMNS, 'li')
+
+const COLUMN_OF: Record<keyof SubscriptionPatch, string> = {
+  state: 'state', paused: 'paused', interval_length: 'interval_length', interval_units: 'interval_units',
+  actionable_date: 'actionable_date', anchor_day: 'anchor_day', end_date: 'end_date', skip_count: 'skip_count',
+  successive_skip_count: 'successive_skip_count', payment_method_id: 'payment_method_id',
+  payment_source_id: 'payment_source_id', currency: 'currency', processing_state: 'processing_state',
+  shipping_address: 'shipping_address', billing_address: 'billing_address',
+}
+
+/** A patch value as its column holds it: addresses are JSON text, `paused` a boolean as it is. */
+function sqlValue(key: keyof SubscriptionPatch, value: unknown): unknown {
+  if (value === null) return null
+  if (key === 'shipping_address' || key === 'billing_address') return JSON.stringify(value)
+  return value
+}
+
+/**
+ * A subscription's columns and its line items (by id, as C3 lists them) in one row: the items
+ * come back as a JSON array that pg parses, so a body costs one round trip.
+ */
+const WITH_LINE_ITEMS = `${columns(SUBSCRIPTION_COLUMNS, 's')},
+  (SELECT coalesce(json_agg(li ORDER BY li.id), '[]') FROM (SELECT ${L} FROM line_items WHERE subscription_id = s.id) li) AS line_items`
+type BodyRow = SubscriptionRow & { readonly line_items: LineItemRow[] }
+
+/** The C3 body, rendered by the domain (representation.ts) as SQLite's json_object renders it. */
+const bodyOf = (row: BodyRow): string => JSON.stringify(renderSubscription(subscriptionOf(row), row.line_items.map(lineItemOf)))
+
+// The processor's floor starts at the date ($4 twice; the due_floor trigger would set it anyway).
+// The line items go in with it, in the order given (ORDER BY ordinality: their ids follow it).
+const CREATE = `WITH s AS (
+    INSERT INTO subscriptions (user_id, state, paused, interval_length, interval_units, actionable_date,
+      anchor_day, end_date, payment_method_id, payment_source_id, currency, shipping_address, billing_address,
+      created_on, created_at, updated_at, due_floor, skip_count, successive_skip_count)
+    VALUES ($1, 'active', false, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $4, $14, $15)
+    RETURNING id
+  ), items AS (
+    INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at)
+    SELECT s.id, u.subscribable_id, u.quantity, $13, $13
+    FROM s, unnest($16::bigint[], $17::integer[]) WITH ORDINALITY AS u(subscribable_id, quantity, n)
+    ORDER BY u.n
+  )
+  SELECT id FROM s`
+
+// A line item with its owner. Locking both rows, the subscription's first (the locking clauses'
+// order), makes a unit that waited on the subscription see the item as it was committed then: the
+// subscription's lock alone would answer the row version read before the wait, even one deleted
+// meanwhile. Units that write a line item hold its subscription first, so the order never deadlocks them.
+const LINE_ITEM_WITH_OWNER = `SELECT ${LI}, s.user_id AS owner_id FROM line_items li JOIN subscriptions s ON s.id = li.subscription_id`
+
+type OwnedLineItem = LineItem & { owner_id: number }
+const ownedOf = (row: LineItemRow & { owner_id: number }): OwnedLineItem => ({ ...lineItemOf(row), owner_id: row.owner_id })
+
+/** The UPDATE for one set of patched columns, in the patch's key order: a handful serve every request. */
+const updateTexts = new Map<string, string>()
+function updateText(keys: readonly (keyof SubscriptionPatch)[]): string {
+  const signature = keys.join(',')
+  let text = updateTexts.get(signature)
+  if (text === undefined) {
+    const sets = keys.map((k, i) => `${COLUMN_OF[k]} = $${i + 1}`)
+    sets.push(`updated_at = $${keys.length + 1}`)
+    text = `UPDATE subscriptions SET ${sets.join(', ')} WHERE id = $${keys.length + 2}`
+    updateTexts.set(signature, text)
+  }
+  return text
+}
+
+/** Subscriptions and their line items. No body is cached: other instances write the same rows. */
+export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
+  const subscription = async (text: string, values: readonly unknown[]): Promise<Subscription | undefined> => {
+    const row = await sql.one<SubscriptionRow>(text, values)
+    return row ? subscriptionOf(row) : undefined
+  }
+  const subscriptions = async (text: string, values: readonly unknown[]): Promise<Subscription[]> =>
+    (await sql.rows<SubscriptionRow>(text, values)).map(subscriptionOf)
+  const lineItems = async (text: string, values: readonly unknown[]): Promise<LineItem[]> =>
+    (await sql.rows<LineItemRow>(text, values)).map(lineItemOf)
+  const ids = async (text: string, values: readonly unknown[]): Promise<number[]> =>
+    (await sql.rows<{ id: number }>(text, values)).map((r) => r.id)
+  const ownedLineItem = async (text: string, id: number): Promise<OwnedLineItem | undefined> => {
+    const row = await sql.one<LineItemRow & { owner_id: number }>(text, [id])
+    return row ? ownedOf(row) : undefined
+  }
+  const render = async (id: number): Promise<SubscriptionJson | undefined> => {
+    const row = await sql.one<BodyRow>(`SELECT ${WITH_LINE_ITEMS} FROM subscriptions s WHERE s.id = $1`, [id])
+    return row ? { user_id: row.user_id, body: bodyOf(row) } : undefined
+  }
+
+  return {
+    async create(userId: number, s: NewSubscription, today: string): Promise<number> {
+      const now = nowIso()
+      const row = await sql.one<{ id: number }>(CREATE, [
+        userId, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
+        s.payment_method_id, s.payment_source_id, s.currency,
+        s.shipping_address ? JSON.stringify(s.shipping_address) : null,
+        s.billing_address ? JSON.stringify(s.billing_address) : null,
+        today, now, s.skip_count ?? 0, s.successive_skip_count ?? 0,
+        s.line_items.map((li) => li.subscribable_id), s.line_items.map((li) => li.quantity),
+      ])
+      if (!row) throw new Error('INSERT … RETURNING answered no subscription id')
+      return row.id
+    },
+    findJson: render,
+    /** One statement for the page, so every body is of the same moment; a missing id is left out. */
+    async findJsonMany(list: readonly number[]): Promise<string[]> {
+      if (list.length === 0) return []
+      const rows = await sql.rows<BodyRow>(`SELECT ${WITH_LINE_ITEMS}
+        FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, n) JOIN subscriptions s ON s.id = u.id ORDER BY u.n`, [list])
+      return rows.map(bodyOf)
+    },
+    /** `keepLineItems` only steers SQLite's line-item cache; there is none here. */
+    renderJson: (id: number) => render(id),
+    lock: (id: number) => subscription(`SELECT ${S} FROM subscriptions WHERE id = $1 FOR UPDATE`, [id]),
+    /** In id order, as every unit that holds several subscriptions takes them (no deadlock between them). */
+    lockAllOfUser: (userId: number) => subscriptions(`SELECT ${S} FROM subscriptions WHERE user_id = $1 ORDER BY id FOR UPDATE`, [userId]),
+    find: (id: number) => subscription(`SELECT ${S} FROM subscriptions WHERE id = $1`, [id]),
+    /** Writes `patch` and answers the subscription as it now stands (no row is read back). */
+    async update(sub: Subscription, patch: SubscriptionPatch): Promise<Subscription> {
+      const now = nowIso()
+      const updated: Record<string, unknown> = { ...sub }
+      const keys: (keyof SubscriptionPatch)[] = []
+      const values: unknown[] = []
+      for (const key in patch) {
+        const k = key as keyof SubscriptionPatch
+        const value = patch[k]
+        if (value === undefined) continue
+        keys.push(k)
+        values.push(sqlValue(k, value))
+        updated[k] = value
+      }
+      await sql.run(updateText(keys), [...values, now, sub.id])
+      updated['updated_at'] = now
+      return updated as unknown as Subscription
+    },
+    async lastDueDate(id: number): Promise<string | null> {
+      return (await sql.one<{ d: string | null }>('SELECT max(due_date) AS d FROM installments WHERE subscription_id = $1', [id]))?.d ?? null
+    },
+    async touch(id: number): Promise<void> {
+      await sql.run('UPDATE subscriptions SET updated_at = $1 WHERE id = $2', [nowIso(), id])
+    },
+    idsOfUser(userId: number, state: State | undefined, offset: number, limit: number): Promise<number[]> {
+      return state
+        ? ids('SELECT id FROM subscriptions WHERE user_id = $1 AND state = $2 ORDER BY id LIMIT $3 OFFSET $4', [userId, state, limit, offset])
+        : ids('SELECT id FROM subscriptions WHERE user_id = $1 ORDER BY id LIMIT $2 OFFSET $3', [userId, limit, offset])
+    },
+    async countOfUser(userId: number, state: State | undefined): Promise<number> {
+      const row = state
+        ? await sql.one<{ n: number }>('SELECT count(*) AS n FROM subscriptions WHERE user_id = $1 AND state = $2', [userId, state])
+        : await sql.one<{ n: number }>('SELECT count(*) AS n FROM subscriptions WHERE user_id = $1', [userId])
+      return row?.n ?? 0
+    },
+    adminList(f: AdminSubscriptionFilter): Promise<Subscription[]> {
+      const where = ['id > $1']
+      const args: unknown[] = [f.after]
+      const add = (condition: string, value: unknown): void => {
+        args.push(value)
+        where.push(`${condition} $${args.length}`)
+      }
+      if (f.state !== undefined) add('state =', f.state)
+      if (f.userId !== undefined) add('user_id =', f.userId)
+      if (f.actionableBefore !== undefined) add('actionable_date <', f.actionableBefore)
+      args.push(f.limit)
+      return subscriptions(`SELECT ${S} FROM subscriptions WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args)
+    },
+    /**
+     * Held as by `lockAllOfUser`, in id order: the caller records an event for each and clears them
+     * all, and none of them may change in between.
+     */
+    idsWithPaymentSource: (sourceId: number) =>
+      ids('SELECT id FROM subscriptions WHERE payment_source_id = $1 ORDER BY id FOR UPDATE', [sourceId]),
+    async clearPaymentSource(sourceId: number): Promise<void> {
+      await sql.run('UPDATE subscriptions SET payment_method_id = NULL, payment_source_id = NULL, updated_at = $1 WHERE payment_source_id = $2', [nowIso(), sourceId])
+    },
+    lineItems: (subscriptionId: number) => lineItems(`SELECT ${L} FROM line_items WHERE subscription_id = $1 ORDER BY id`, [subscriptionId]),
+    /** The line items of many subscriptions (a page of a list), grouped by subscription. */
+    async lineItemsOfMany(list: readonly number[]): Promise<Map<number, LineItem[]>> {
+      const out = new Map<number, LineItem[]>()
+      if (list.length === 0) return out
+      for (const li of await lineItems(`SELECT ${L} FROM line_items WHERE subscription_id = ANY($1::bigint[]) ORDER BY id`, [list])) {
+        const items = out.get(li.subscription_id)
+        if (items) items.push(li)
+        else out.set(li.subscription_id, [li])
+      }
+      return out
+    },
+    findLineItem: (id: number) => ownedLineItem(`${LINE_ITEM_WITH_OWNER} WHERE li.id = $1`, id),
+    lockLineItem: (id: number) => ownedLineItem(`${LINE_ITEM_WITH_OWNER} WHERE li.id = $1 FOR UPDATE OF s, li`, id),
+    async lineItemById(id: number): Promise<LineItem | undefined> {
+      const row = await sql.one<LineItemRow>(`SELECT ${L} FROM line_items WHERE id = $1`, [id])
+      return row ? lineItemOf(row) : undefined
+    },
+    /** Inserts a line item and answers it: every column but the id is one of its inputs. */
+    async addLineItem(subscriptionId: number, subscribableId: number, quantity: number): Promise<LineItem> {
+      const now = nowIso()
+      const row = await sql.one<{ id: number }>(`INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at)
+        VALUES ($1, $2, $3, $4, $4) RETURNING id`, [subscriptionId, subscribableId, quantity, now])
+      if (!row) throw new Error('INSERT … RETURNING answered no line item id')
+      return { id: row.id, subscription_id: subscriptionId, subscribable_id: subscribableId, quantity, created_at: now, updated_at: now }
+    },
+    /**
+     * Writes the new product and quantity and answers the item as it now stands. One statement
+     * serves both changes: PostgreSQL checks the foreign key only when the product changed.
+     */
+    async updateLineItem(item: LineItem, subscribableId: number, quantity: number): Promise<LineItem> {
+      const now = nowIso()
+      await sql.run('UPDATE line_items SET subscribable_id = $1, quantity = $2, updated_at = $3 WHERE id = $4', [subscribableId, quantity, now, item.id])
+      return { ...item, subscribable_id: subscribableId, quantity, updated_at: now }
+    },
+    async deleteLineItem(id: number): Promise<void> {
+      await sql.run('DELETE FROM line_items WHERE id = $1', [id])
+    },
+    /**
+     * Held as by `lockLineItem`: the caller deletes each with an event, so an item moved to
+     * another product meanwhile must drop out (the lock rechecks the condition on the row as
+     * committed). A scan, as on SQLite: only the admin's rare DELETE of a catalog item reads it.
+     */
+    async lineItemsOfSubscribable(subscribableId: number): Promise<LineItem[]> {
+      return (await sql.rows<LineItemRow>(`SELECT ${LI} FROM line_items li JOIN subscriptions s ON s.id = li.subscription_id
+        WHERE li.subscribable_id = $1 ORDER BY li.id FOR UPDATE OF s, li`, [subscribableId])).map(lineItemOf)
+    },
+  }
 }

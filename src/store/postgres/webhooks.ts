@@ -1,7 +1,7 @@
 import type { WebhookEndpoint, WebhookSecrets, WebhooksTx } from '../api.ts'
 import { changed } from './conflict.ts'
 import { nowIso } from './rows.ts'
-import type { Sql } from './sql.ts'
+import { lockedInUnit, type Sql } from './sql.ts'
 
 /** The columns an endpoint is shown with: never its secrets. */
 const SHOWN = 'id, url, events, description, created_at, updated_at'
@@ -38,7 +38,7 @@ export function webhooksRepo(sql: Sql): WebhooksTx {
       return toEndpoint(row as EndpointRow)
     },
     async findEndpoint(id) {
-      const r = await sql.one<EndpointRow>(`SELECT ${SHOWN} FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL`, [id])
+      const r = await sql.one<EndpointRow>(`SELECT ${SHOWN} FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL${lockedInUnit(sql)}`, [id])
       return r && toEndpoint(r)
     },
     listEndpoints: async (after, limit) =>
