@@ -14,7 +14,7 @@ export function helpText(version: string): string {
     return [`  ${flag.padEnd(32)} ${o.env.padEnd(38)} default: ${fallback}`, `      ${o.help}`]
   })
   return [
-    `replenish ${version}: recurring-delivery subscriptions, one binary, one SQLite file`,
+    `replenish ${version}: recurring-delivery subscriptions, one binary, one SQLite file (or PostgreSQL)`,
     '',
     'Usage: replenish COMMAND [flags]',
     '',
@@ -25,6 +25,9 @@ export function helpText(version: string): string {
     '  migrate                       create or upgrade the database schema, then exit',
     '  backup FILE [--force]         write a consistent copy of the database (safe while serve runs);',
     '                                an existing FILE is replaced only with --force',
+    '  copy --from FILE --to URL     copy a SQLite database into an empty PostgreSQL one (postgres://…), ids kept,',
+    '                                in one transaction; prints each table\'s rows on both sides (exit 1 if they',
+    '                                differ). FILE is read in one snapshot: stop serve on it first',
     '  import FILE                   bring users, API keys, payment methods and sources, catalog items and',
     '                                subscriptions from JSON Lines (docs/import.md), ids kept, all or nothing;',
     '                                importing the same file again changes nothing',

@@ -13,6 +13,7 @@ import { serve } from './serve.ts'
 import { BackupFailed, backupCommand, createAdminTokenCommand, createKeyCommand, createUserCommand, listAdminTokensCommand, migrateCommand, revokeAdminTokenCommand, UsageError } from './commands.ts'
 import { processCommand } from './process.ts'
 import { importCommand } from './import.ts'
+import { copyCommand } from './copy.ts'
 import { helpText } from './help.ts'
 import { VERSION } from '../version.ts'
 
@@ -26,7 +27,7 @@ export interface CliIo {
 export const EXIT = { ok: 0, failure: 1, usage: 2, database: 3 } as const
 
 /** Flags that belong to one command; given to another they are a usage error, not silently ignored. */
-const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup', scope: 'admin-tokens create', label: 'admin-tokens create' }
+const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup', scope: 'admin-tokens create', label: 'admin-tokens create', from: 'copy', to: 'copy' }
 
 const ARG_OPTIONS = {
   ...parseArgsOptions(),
@@ -39,6 +40,8 @@ const ARG_OPTIONS = {
   force: { type: 'boolean' },
   scope: { type: 'string' },
   label: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
 } as const
 
 export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
@@ -81,6 +84,9 @@ async function run(argv: readonly string[], env: Readonly<Record<string, string 
     case 'import':
       noMore(rest)
       return importCommand(config, sub, io.out)
+    case 'copy':
+      noMore([sub, ...rest])
+      return copyCommand(config, values.from, values.to, { out: io.out, err: io.err })
     case 'backup':
       noMore(rest)
       return backupCommand(config, sub, values.force === true, io.out)

@@ -28,6 +28,22 @@ export async function unlessTaken<T>(write: Promise<T>, index: string): Promise<
   }
 }
 
+/**
+ * The write, unless the foreign key `constraint` refused it: the row it refers to (a catalog item
+ * validation found subscribable) was deleted and committed after the check. The rerun's
+ * validation then answers the 422 the request would have had, had it come second.
+ */
+export async function unlessRemoved<T>(write: Promise<T>, constraint: string): Promise<T> {
+  try {
+    return await write
+  } catch (err) {
+    if (sqlState(err) === '23503' && (err as { constraint?: unknown }).constraint === constraint) {
+      throw new ConcurrentChange(`another unit removed the row ${constraint} refers to`, { cause: err })
+    }
+    throw err
+  }
+}
+
 /** The row an UPDATE … RETURNING changed; none when a concurrent unit removed it after this unit found it. */
 export function changed<T>(row: T | undefined, what: string): T {
   if (row === undefined) throw new ConcurrentChange(`${what} was removed by another unit`)

@@ -8,7 +8,7 @@ import type { Sql } from './sql.ts'
  * time-out of an attempt; its result (`recordOutcomes`) sets the real next due time. A claim of an
  * instance that died runs out, and the delivery is posted again (at least once, docs/webhooks.md).
  */
-export const CLAIM_LEASE_MS = 60_000
+export const CLAIM_LEASE_MS = 30_000
 
 const DELIVERY_COLUMNS = 'd.id, d.endpoint_id, d.event_id, d.event_type, d.state, d.attempt_count, d.due_ms, d.delivered_ms, d.created_ms, d.updated_ms, d.attempts'
 

@@ -3,6 +3,7 @@ import type { NewSubscription } from '../../domain/subscription-input.ts'
 import { renderSubscription } from '../../domain/representation.ts'
 import type { AdminSubscriptionFilter, SubscriptionJson, SubscriptionsTx } from '../api.ts'
 import type { Sql } from './sql.ts'
+import { unlessRemoved } from './conflict.ts'
 import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, subscriptionOf, type LineItemRow, type SubscriptionRow } from './rows.ts'
 
 const S = columns(SUBSCRIPTION_COLUMNS)
@@ -75,6 +76,9 @@ function updateText(keys: readonly (keyof SubscriptionPatch)[]): string {
 }
 
 /** Subscriptions and their line items. No body is cached: other instances write the same rows. */
+/** The foreign key from a line item to its catalog item (PostgreSQL's default name). */
+const ITEM_KEY = 'line_items_subscribable_id_fkey'
+
 export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
   const subscription = async (text: string, values: readonly unknown[]): Promise<Subscription | undefined> => {
     const row = await sql.one<SubscriptionRow>(text, values)
@@ -98,14 +102,14 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
   return {
     async create(userId: number, s: NewSubscription, today: string): Promise<number> {
       const now = nowIso()
-      const row = await sql.one<{ id: number }>(CREATE, [
+      const row = await unlessRemoved(sql.one<{ id: number }>(CREATE, [
         userId, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
         s.payment_method_id, s.payment_source_id, s.currency,
         s.shipping_address ? JSON.stringify(s.shipping_address) : null,
         s.billing_address ? JSON.stringify(s.billing_address) : null,
         today, now, s.skip_count ?? 0, s.successive_skip_count ?? 0,
         s.line_items.map((li) => li.subscribable_id), s.line_items.map((li) => li.quantity),
-      ])
+      ]), ITEM_KEY)
       if (!row) throw new Error('INSERT … RETURNING answered no subscription id')
       return row.id
     },
@@ -201,8 +205,8 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
     /** Inserts a line item and answers it: every column but the id is one of its inputs. */
     async addLineItem(subscriptionId: number, subscribableId: number, quantity: number): Promise<LineItem> {
       const now = nowIso()
-      const row = await sql.one<{ id: number }>(`INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at)
-        VALUES ($1, $2, $3, $4, $4) RETURNING id`, [subscriptionId, subscribableId, quantity, now])
+      const row = await unlessRemoved(sql.one<{ id: number }>(`INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at)
+        VALUES ($1, $2, $3, $4, $4) RETURNING id`, [subscriptionId, subscribableId, quantity, now]), ITEM_KEY)
       if (!row) throw new Error('INSERT … RETURNING answered no line item id')
       return { id: row.id, subscription_id: subscriptionId, subscribable_id: subscribableId, quantity, created_at: now, updated_at: now }
     },
@@ -212,7 +216,7 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
      */
     async updateLineItem(item: LineItem, subscribableId: number, quantity: number): Promise<LineItem> {
       const now = nowIso()
-      await sql.run('UPDATE line_items SET subscribable_id = $1, quantity = $2, updated_at = $3 WHERE id = $4', [subscribableId, quantity, now, item.id])
+      await unlessRemoved(sql.run('UPDATE line_items SET subscribable_id = $1, quantity = $2, updated_at = $3 WHERE id = $4', [subscribableId, quantity, now, item.id]), ITEM_KEY)
       return { ...item, subscribable_id: subscribableId, quantity, updated_at: now }
     },
     async deleteLineItem(id: number): Promise<void> {

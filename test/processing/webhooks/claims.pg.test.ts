@@ -1,0 +1,53 @@
+/**
+ * Several instances on one PostgreSQL database (C15): each webhook delivery is sent by one
+ * instance at a time. A dispatcher claims what it takes (its due time moves a lease ahead in the
+ * claiming unit), so another instance's dispatcher does not post it while the request is in
+ * flight, and takes it over once the claim of an instance that died runs out.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer } from '../../helpers/server.ts'
+import { openStoreAt } from '../../helpers/store.ts'
+import { sleep, startReceiver } from '../../helpers/webhooks.ts'
+import { webhookDispatcher } from '../../../src/processing/webhooks/dispatcher.ts'
+import { CLAIM_LEASE_MS } from '../../../src/store/postgres/deliveries.ts'
+
+test('two instances\' dispatchers on one database post every delivery exactly once', async (t) => {
+  const server = await startTestServer(t)
+  // Slow answers: many deliveries are in flight at one instance while the other looks for due ones.
+  const rx = await startReceiver(t, (_req, res) => void setTimeout(() => res.end('ok'), 50))
+  const registered = await server.request('POST', '/admin/api/v1/webhook_endpoints', { key: ADMIN_TOKEN, json: { webhook_endpoint: { url: rx.url, events: ['*'] } } })
+  assert.equal(registered.status, 201)
+  const other = await openStoreAt(server.config.db)
+  t.after(() => other.close())
+  const errors: object[] = []
+  const dispatchers = [server.store, other].map((store) => webhookDispatcher({ store, retryBaseSeconds: 1, log: (e) => errors.push(e), pollMs: 5, concurrency: 4 }))
+  for (const d of dispatchers) d.start()
+  t.after(() => Promise.all(dispatchers.map((d) => d.stop(100))))
+
+  const user = await seedUser(server.store)
+  const n = 60
+  for (let i = 0; i < n; i++) await createSubscription(server, user.key)
+  await rx.waitFor(n, 10_000)
+  await sleep(300)
+  const ids = rx.received.map((r) => r.headers['replenish-event-id'])
+  assert.equal(ids.length, n)
+  assert.equal(new Set(ids).size, n)
+  assert.deepEqual(errors, [])
+})
+
+test('a claimed delivery is not handed out again until its claim runs out (an instance that died)', async (t) => {
+  const server = await startTestServer(t)
+  const endpoint = (await server.request('POST', '/admin/api/v1/webhook_endpoints', {
+    key: ADMIN_TOKEN, json: { webhook_endpoint: { url: 'http://127.0.0.1:9/x', events: ['*'] } },
+  })).body.id as number
+  const user = await seedUser(server.store)
+  await createSubscription(server, user.key)
+  const now = Date.now() + 1000
+  const due = (at: number) => server.store.write((tx) => tx.deliveries.due(endpoint, at, 10, []))
+  const [claimed] = await due(now)
+  assert.ok(claimed)
+  assert.deepEqual(await due(now), [])
+  assert.deepEqual(await due(now + CLAIM_LEASE_MS - 1), [])
+  assert.deepEqual((await due(now + CLAIM_LEASE_MS)).map((d) => d.id), [claimed.id])
+})
