@@ -4,9 +4,10 @@
  * tests may make schemas in), or else a throwaway cluster of the installed PostgreSQL binaries
  * (Debian's postgresql package; .ci/run installs it). With neither, it says so and runs SQLite only.
  *
- * On PostgreSQL it runs every file except those that test a SQLite mechanism (they call
- * `sqliteOf`, open a SQLite store by name, or use node:sqlite): each test gets a fresh schema.
- * Files named `*.pg.test.ts` are PostgreSQL's own (row locks, several instances) and run there only.
+ * On PostgreSQL it runs every file except those that test a SQLite mechanism (named
+ * `*.sqlite.test.ts`, or they call `sqliteOf`, open a SQLite store by name, or use node:sqlite):
+ * each test gets a fresh schema. Files named `*.pg.test.ts` are PostgreSQL's own (row locks,
+ * several instances) and run there only.
  */
 import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -39,7 +40,7 @@ function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv = 
 
 const all = testFiles(join(root, 'test'))
 const onPostgresOnly = (f: string): boolean => f.endsWith('.pg.test.ts')
-const sqliteOnly = (f: string): boolean => SQLITE_ONLY.test(readFileSync(join(root, f), 'utf8'))
+const sqliteOnly = (f: string): boolean => f.endsWith('.sqlite.test.ts') || SQLITE_ONLY.test(readFileSync(join(root, f), 'utf8'))
 
 const bin = (name: string): string => join(root, 'node_modules', '.bin', name)
 const sqliteStatus = await run(bin('c8'), ['--reporter=text-summary', process.execPath, ...NODE_TEST, ...all.filter((f) => !onPostgresOnly(f))])

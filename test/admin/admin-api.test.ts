@@ -10,7 +10,6 @@ import {
   ADMIN_TOKEN, createSubscription, seedPayment, seedSubscribable, seedUser, snapshot, startTestServer,
   type RequestOptions, type TestServer,
 } from '../helpers/server.ts'
-import { sqliteOf } from '../helpers/store.ts'
 
 const A = '/admin/api/v1'
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -32,11 +31,11 @@ after(() => server.close())
 const admin = (method: string, path: string, options: RequestOptions = {}) => server.request(method, `${A}${path}`, { key: ADMIN_TOKEN, ...options })
 
 async function refused(method: string, path: string, options: RequestOptions, status: number, body: unknown): Promise<void> {
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const res = await admin(method, path, options)
   assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
   assert.deepEqual(res.body, body)
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
 }
 
 function timestamps(body: any): { created_at: string; updated_at: string } {
@@ -111,10 +110,10 @@ describe('API keys', () => {
     const key: string = res.body.key
     assert.match(key, /^rpl_[A-Za-z0-9_-]{22,}$/)
     assert.deepEqual(res.body, { id: res.body.id, user_id: user.id, prefix: key.slice(0, 8), key, ...timestamps(res.body) })
-    assert.equal(snapshot(server.store).includes(key), false)
-    const stored = sqliteOf(server.store).db.prepare('SELECT key_hash FROM api_keys WHERE id = ?').get(res.body.id) as { key_hash: string }
-    assert.equal(stored.key_hash, createHash('sha256').update(key).digest('hex'))
-    assert.equal(snapshot(server.store).includes(key.slice(4)), false)
+    assert.equal((await snapshot(server.store)).includes(key), false)
+    const stored = await server.store.accounts.activeApiKeyByHash(createHash('sha256').update(key).digest('hex'))
+    assert.equal(stored?.id, res.body.id)
+    assert.equal((await snapshot(server.store)).includes(key.slice(4)), false)
     const second = await admin('POST', `/users/${user.id}/api_keys`, { json: {} })
     assert.equal(second.status, 201)
     assert.notEqual(second.body.key, key)

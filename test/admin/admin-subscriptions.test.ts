@@ -48,10 +48,10 @@ function address(overrides: Record<string, unknown> = {}): Record<string, unknow
 
 /** The 422 of a request, and proof that it changed nothing. */
 async function refusal(method: string, path: string, options: RequestOptions): Promise<unknown> {
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const res = await server.request(method, path, options)
   assert.equal(res.status, 422, `${method} ${path} ${JSON.stringify(options.json)}: ${res.text}`)
-  assert.equal(snapshot(server.store), before, `${method} ${path} ${JSON.stringify(options.json)} changed the database`)
+  assert.equal(await snapshot(server.store), before, `${method} ${path} ${JSON.stringify(options.json)} changed the database`)
   return res.body
 }
 
@@ -253,10 +253,10 @@ describe('PATCH and PUT /admin/api/v1/subscriptions/:id', () => {
     const missing = await adminUpdate(999_999, { interval_length: 0 })
     assert.deepEqual([missing.status, missing.body], [404, NOT_FOUND])
     const foreignItem = await createSubscription(server, bob.key, { line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const crossed = await adminUpdate(sub.id, { line_items_attributes: [{ id: foreignItem.line_items[0].id, quantity: 2 }] })
     assert.deepEqual([crossed.status, crossed.body], [404, NOT_FOUND])
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('a body that changes nothing writes nothing: same updated_at, no event', async () => {

@@ -85,7 +85,7 @@ test('each entry is the single outcome: an identical repeat is a no-op 200, anot
 
 test('the body: outcomes missing or empty is the missing parameter, not a list is invalid, more than 500 entries is too long; nothing is applied', async (t) => {
   const { server, a, bulk } = await setup(t)
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const missing = { error: 'param is missing or the value is empty: outcomes', exception: 'param is missing or the value is empty: outcomes', missing_param: 'outcomes' }
   for (const body of [{}, { outcomes: [] }, { outcomes: null }, { outcome: { installment_id: a, result: 'fulfilled' } }]) {
     const res = await bulk(body)
@@ -98,7 +98,7 @@ test('the body: outcomes missing or empty is the missing parameter, not a list i
   const tooMany = Array.from({ length: 501 }, () => ({ installment_id: a, result: 'fulfilled' }))
   const res = await bulk({ outcomes: tooMany })
   assert.deepEqual([res.status, res.body], [422, { outcomes: ['is too long (maximum is 500 entries)'] }])
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
   // 500 is allowed: every entry answered, in order.
   const full = await bulk({ outcomes: Array.from({ length: 500 }, (_, n) => ({ installment_id: 1_000_000 + n, result: 'fulfilled' })) })
   assert.equal(full.status, 200, full.text)
@@ -122,10 +122,10 @@ test('an Idempotency-Key replays the whole answer and applies nothing twice; no 
   const body = { outcomes: [{ installment_id: a, result: 'failed' }, { installment_id: b, result: 'fulfilled', order_reference: 'R-2' }] }
   const first = await bulk(body, { 'idempotency-key': 'bulk-1' })
   assert.equal(first.status, 200, first.text)
-  const stored = snapshot(server.store)
+  const stored = await snapshot(server.store)
   const again = await bulk(body, { 'idempotency-key': 'bulk-1' })
   assert.deepEqual([again.status, again.headers.get('idempotent-replayed'), again.body], [200, 'true', first.body])
-  assert.equal(snapshot(server.store), stored)
+  assert.equal(await snapshot(server.store), stored)
   const anonymous = await server.request('POST', '/admin/api/v1/installments/outcomes', { json: body })
   assert.deepEqual([anonymous.status, anonymous.body], [401, { error: 'You must specify an admin token.' }])
 })

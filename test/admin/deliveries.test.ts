@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
 import { sleep, startDispatcher, startReceiver } from '../helpers/webhooks.ts'
-import { sqliteOf } from '../helpers/store.ts'
+import { testSql } from '../helpers/rows.ts'
 import { webhookMetricsText } from '../../src/processing/webhooks/metrics.ts'
 import { lintPromFamilies, parsePromText } from '../helpers/prom-text.ts'
 
@@ -109,7 +109,8 @@ test('redeliver: a new attempt now, 200 with the delivery; a failed delivery tha
   assert.deepEqual(await server.store.deliveries.stats(), [{ endpoint_id: endpoint, pending: 0, oldest_pending_ms: null, delivered_total: 1, failed_total: 1 }])
 
   assert.deepEqual((await admin(server, 'POST', '/deliveries/999/redeliver')).body, NOT_FOUND)
-  sqliteOf(server.store).db.prepare('DELETE FROM events').run()
+  // Events go with their deliveries (retention); a delivery whose event vanished meanwhile is this.
+  await testSql(server.store).run('DELETE FROM events')
   const pruned = await admin(server, 'POST', `/deliveries/${failed.id}/redeliver`)
   assert.equal(pruned.status, 422)
   assert.match(pruned.body.error, /no longer kept/)

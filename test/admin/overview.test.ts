@@ -7,7 +7,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ADMIN_TOKEN, createSubscription, seedSubscribable, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
-import { sqliteOf } from '../helpers/store.ts'
+import { testSql } from '../helpers/rows.ts'
+import type { SubscriptionPatch } from '../../src/domain/types.ts'
 import { processAsOf } from '../processing/helpers.ts'
 import { addDays, dateIn } from '../../src/domain/dates.ts'
 import { STEP_IDS } from '../../src/admin/overview.ts'
@@ -26,7 +27,15 @@ function nonZero(series: any[], field = 'count'): Record<string, number> {
   return Object.fromEntries(series.filter((d) => d[field] > 0).map((d) => [d.date, d[field]]))
 }
 
-const sql = (server: TestServer, text: string, ...args: (string | number | null)[]) => sqliteOf(server.store).db.prepare(text).run(...args)
+/** Straight into the store, as the processor or an import would (states the customer API cannot reach). */
+async function force(server: TestServer, id: number, patch: SubscriptionPatch): Promise<void> {
+  await server.store.write(async (tx) => void (await tx.subscriptions.update((await tx.subscriptions.lock(id))!, patch)))
+}
+
+/** An installment attempt recorded as if at `at`. */
+async function attempt(server: TestServer, installmentId: number, result: string, at: string): Promise<void> {
+  await server.store.write(async (tx) => void (await tx.installments.addAttempt(installmentId, result, null, null, at)))
+}
 
 test('overview: subscriptions by state, due today, overdue and the next 90 days of deliveries', async (t) => {
   const server = await startTestServer(t, { REPLENISH_TODAY: TODAY, REPLENISH_CANCELLATION_NOTICE_DAYS: '30' })
@@ -55,10 +64,10 @@ test('overview: subscriptions by state, due today, overdue and the next 90 days 
   const overdue1 = await make('2026-01-16')
   const overdue2 = await make('2026-01-17')
   const inactive = await make('2026-01-18')
-  sql(server, 'UPDATE subscriptions SET actionable_date = ? WHERE id = ?', '2026-01-10', overdue1)
-  sql(server, 'UPDATE subscriptions SET actionable_date = ? WHERE id = ?', '2026-01-12', overdue2)
+  await force(server, overdue1, { actionable_date: '2026-01-10' })
+  await force(server, overdue2, { actionable_date: '2026-01-12' })
   // Left with its date (an import may bring one): not acting, so not due all the same.
-  sql(server, "UPDATE subscriptions SET state = 'inactive' WHERE id = ?", inactive)
+  await force(server, inactive, { state: 'inactive' })
 
   const body = await overview(server)
   assert.equal(body.today, TODAY)
@@ -88,16 +97,14 @@ test('overview: installments by state and outcomes per day over the last 90 days
   await processAsOf(server, TODAY)
   const ids = (await server.request('GET', `${A}/installments`, { key: ADMIN_TOKEN })).body.installments.map((i: any) => i.id) as number[]
   assert.equal(ids.length, 4)
-  // Outcomes recorded long ago, straight into the table (ids in time order, as the service makes
+  // Outcomes recorded long ago, each with its own time (ids in time order, as the service makes
   // them): the window's first day, the day before it, and one on each edge of a UTC midnight.
   const realToday = dateIn('UTC', new Date())
   const firstDay = addDays(realToday, -89)
-  const attempt = (id: number, result: string, at: string) =>
-    sql(server, 'INSERT INTO installment_attempts (installment_id, result, created_at) VALUES (?, ?, ?)', id, result, at)
-  attempt(ids[0] as number, 'failed', `${addDays(firstDay, -1)}T23:59:59.999Z`)
-  attempt(ids[0] as number, 'payment_failed', `${firstDay}T00:00:00.000Z`)
-  attempt(ids[0] as number, 'out_of_stock', `${addDays(realToday, -10)}T12:00:00.000Z`)
-  attempt(ids[1] as number, 'out_of_stock', `${addDays(realToday, -10)}T23:00:00.000Z`)
+  await attempt(server, ids[0] as number, 'failed', `${addDays(firstDay, -1)}T23:59:59.999Z`)
+  await attempt(server, ids[0] as number, 'payment_failed', `${firstDay}T00:00:00.000Z`)
+  await attempt(server, ids[0] as number, 'out_of_stock', `${addDays(realToday, -10)}T12:00:00.000Z`)
+  await attempt(server, ids[1] as number, 'out_of_stock', `${addDays(realToday, -10)}T23:00:00.000Z`)
   // Through the API: recorded now, on today's real date.
   const outcome = (id: number, result: string) =>
     server.request('POST', `${A}/installments/${id}/outcome`, { key: ADMIN_TOKEN, json: { outcome: { result, order_reference: `R${id}` } } })
@@ -133,8 +140,8 @@ test('overview: outcomes fall on their local day in REPLENISH_TIME_ZONE', async 
     .formatToParts(new Date(`${next}T12:00:00Z`)).find((p) => p.type === 'timeZoneName')?.value.replace('GMT', '') ?? '0')
   const beforeMidnight = new Date(Date.parse(`${next}T00:00:00Z`) - offsetHours * 3_600_000 - 60_000).toISOString()
   const afterMidnight = new Date(Date.parse(`${next}T00:00:00Z`) - offsetHours * 3_600_000 + 60_000).toISOString()
-  sql(server, 'INSERT INTO installment_attempts (installment_id, result, created_at) VALUES (?, ?, ?)', id, 'failed', beforeMidnight)
-  sql(server, 'INSERT INTO installment_attempts (installment_id, result, created_at) VALUES (?, ?, ?)', id, 'fulfilled', afterMidnight)
+  await attempt(server, id, 'failed', beforeMidnight)
+  await attempt(server, id, 'fulfilled', afterMidnight)
   const series = (await overview(server)).installment_outcomes
   assert.equal(series[89].date, localToday)
   assert.deepEqual(nonZero(series, 'failed'), { [day]: 1 })
@@ -160,7 +167,8 @@ test('overview: webhook deliveries retrying after a failure, and failed in the l
     ['failed', 6, now - 40 * day], // made out of order (a clock set back): its time decides, not its id
   ]
   for (const [state, attempts, created] of rows) {
-    sql(server, `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, state, attempt_count, due_ms, created_ms, updated_ms)
+    // States and times the outbox and the dispatcher reach only over days: straight into the table.
+    await testSql(server.store).run(`INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, state, attempt_count, due_ms, created_ms, updated_ms)
       VALUES (?, 1, 'subscription.created', ?, ?, ?, ?, ?)`, endpoint, state, attempts, state === 'pending' ? now : null, created, created)
   }
   assert.deepEqual((await overview(server)).webhook_deliveries, { retrying: 1, failed_last_30_days: 2 })
@@ -203,7 +211,7 @@ test('overview store: each timestamp takes the offset of its segment (a change t
     ['failed', '2026-03-08T04:30:00.000Z'], // 23:30 on the 7th
     ['fulfilled', '2026-03-09T04:30:00.000Z'], // 00:30 on the 9th at -4 h (it would be the 8th at -5 h)
     ['out_of_stock', '2026-03-08T06:59:00.000Z'], // 01:59 on the 8th, the last minute of winter time
-  ]) sql(server, 'INSERT INTO installment_attempts (installment_id, result, created_at) VALUES (?, ?, ?)', id, result as string, at as string)
+  ]) await attempt(server, id, result as string, at as string)
   const tally = async (fromIso: string) => {
     const range = await server.store.overview.attemptIds(fromIso)
     return server.store.overview.tallyOutcomes(range.after, range.upto, segments, '2026-03-31T00:00:00.000Z')
@@ -222,18 +230,17 @@ test('overview: tables larger than one step are read whole, step after step', as
   const n = STEP_IDS + 3
   const now = new Date().toISOString()
   const recorded = `${addDays(dateIn('UTC', new Date()), -1)}T12:00:00.000Z`
-  sqliteOf(server.store).db.exec(`
-    BEGIN;
+  // Tens of thousands of rows, one statement for each table (unit by unit through the store: minutes).
+  await testSql(server.store).exec(`
     INSERT INTO users (id, email, created_at, updated_at) VALUES (1, 'bulk@example.com', '${now}', '${now}');
-    INSERT INTO subscribables (id, sku, name, subscribable, created_at, updated_at) VALUES (1, 'BULK-1', 'Bulk item', 1, '${now}', '${now}');
+    INSERT INTO subscribables (id, sku, name, subscribable, created_at, updated_at) VALUES (1, 'BULK-1', 'Bulk item', true, '${now}', '${now}');
     WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${n})
     INSERT INTO subscriptions (user_id, state, paused, interval_length, interval_units, actionable_date, anchor_day, currency, created_on, created_at, updated_at)
-      SELECT 1, 'active', 0, 1, 'month', '2026-01-16', 16, 'USD', '${TODAY}', '${now}', '${now}' FROM k;
+      SELECT 1, 'active', false, 1, 'month', '2026-01-16', 16, 'USD', '${TODAY}', '${now}', '${now}' FROM k;
     INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at) SELECT id, 1, 1, '${now}', '${now}' FROM subscriptions;
     INSERT INTO installments (subscription_id, due_date, state, line_items, currency, created_at, updated_at) VALUES (1, '${TODAY}', 'pending', '[]', 'USD', '${now}', '${now}');
     WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${n})
-    INSERT INTO installment_attempts (installment_id, result, created_at) SELECT 1, 'out_of_stock', '${recorded}' FROM k;
-    COMMIT;
+    INSERT INTO installment_attempts (installment_id, result, created_at) SELECT 1, 'out_of_stock', '${recorded}' FROM k
   `)
   const body = await overview(server)
   assert.equal(body.subscriptions.by_state.active, n)

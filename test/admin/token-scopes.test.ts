@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.ts'
 import { adminRoutes } from '../../src/admin/routes.ts'
+import { writeFailures } from '../helpers/database.ts'
 
 const A = '/admin/api/v1'
 const FORBIDDEN = { error: "This token's scope does not allow this request." }
@@ -163,11 +164,16 @@ describe('the admin_tokens API', () => {
 
   test('last_used_at is written on first use, then not again within the minute', async () => {
     const made = await createToken({ scope: 'read' })
-    // The write is not awaited by the request; a unit asked after it runs after it.
+    // The write is not awaited by the request: on SQLite a unit asked after it commits after it;
+    // on PostgreSQL units commit in any order, so the first use is waited for (2 s at most).
     const settled = async () => (await server.store.write(async () => undefined), await server.store.accounts.findAdminToken(made.id))
     assert.equal((await settled())?.last_used_at, null)
     assert.equal((await server.request('GET', `${A}/users`, { key: made.token })).status, 200)
-    const first = (await settled())?.last_used_at
+    let first = (await settled())?.last_used_at
+    for (let waited = 0; first === null && waited < 2000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      first = (await settled())?.last_used_at
+    }
     assert.match(first ?? '', ISO_TIME)
     assert.equal((await server.request('GET', `${A}/users`, { key: made.token })).status, 200)
     assert.equal((await settled())?.last_used_at, first)
@@ -175,18 +181,18 @@ describe('the admin_tokens API', () => {
 })
 
 test('a failed write of last_used_at goes to the error log (without the token), and the request it came from still answers 200', async (t) => {
-  let failCommits = false
-  const server = await startTestServer(t, {}, { beforeCommit: () => { if (failCommits) throw new Error('disk on fire') } })
+  const failures = writeFailures()
+  const server = await startTestServer(t, {}, failures.storeOptions)
   const made = await server.request('POST', '/admin/api/v1/admin_tokens', { key: ADMIN_TOKEN, json: { admin_token: { scope: 'read', label: 'ci' } } })
   assert.equal(made.status, 201)
   const token = made.body.token as string
-  failCommits = true
+  await failures.set(server.store, true)
   assert.equal((await server.request('GET', '/admin/api/v1/users', { key: token })).status, 200)
   // The write is not awaited by the request: give it its commit.
   await new Promise((resolve) => setTimeout(resolve, 50))
-  failCommits = false
+  await failures.set(server.store, false)
   const logged = server.errors.map((e) => JSON.stringify(e)).filter((line) => line.includes('could not record the use of admin token'))
   assert.equal(logged.length, 1)
-  assert.ok(logged[0]?.includes('disk on fire'))
+  assert.ok(logged[0]?.includes(failures.message))
   assert.ok(!logged[0]?.includes(token), 'the token itself is never logged')
 })

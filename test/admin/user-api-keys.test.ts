@@ -10,6 +10,7 @@ import { ADMIN_TOKEN, startTestServer, type RequestOptions, type TestServer } fr
 import { buildApp } from '../../src/cli/app.ts'
 import { authenticate } from '../../src/api/shared/auth.ts'
 import type { Ctx } from '../../src/http/types.ts'
+import { writeFailures } from '../helpers/database.ts'
 
 const A = '/admin/api/v1'
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -113,17 +114,17 @@ describe('last_used_at', () => {
   })
 
   test('a failed write of it goes to the error log with the key\'s id, never the key; the request still answers 200', async (t) => {
-    let failCommits = false
-    const server = await startTestServer(t, {}, { beforeCommit: () => { if (failCommits) throw new Error('disk on fire') } })
+    const failures = writeFailures()
+    const server = await startTestServer(t, {}, failures.storeOptions)
     const userId = await newUser(server)
     const key = await newKey(server, userId)
-    failCommits = true
+    await failures.set(server.store, true)
     assert.equal((await server.request('GET', '/api/v1/subscriptions', { key: key.key })).status, 200)
     await server.store.write(async () => undefined).catch(() => undefined)
-    failCommits = false
+    await failures.set(server.store, false)
     const logged = server.errors.map((e) => JSON.stringify(e)).filter((line) => line.includes('could not record the use of API key'))
     assert.deepEqual(logged.length, 1)
-    assert.ok(logged[0]?.includes(`API key ${key.id}: `) && logged[0]?.includes('disk on fire'), logged[0])
+    assert.ok(logged[0]?.includes(`API key ${key.id}: `) && logged[0]?.includes(failures.message), logged[0])
     assert.ok(!logged[0]?.includes(key.key), 'the key itself is never logged')
     assert.equal((await listed(server, userId, key.id)).last_used_at, null)
   })

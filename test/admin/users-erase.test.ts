@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import {
   ADMIN_TOKEN, createSubscription, seedSubscribable, seedUser, snapshot, startTestServer, type RequestOptions, type TestServer,
 } from '../helpers/server.ts'
-import { sqliteOf } from '../helpers/store.ts'
+import { tableNames, testSql } from '../helpers/rows.ts'
 import { processAsOf } from '../processing/helpers.ts'
 import { transitionHooks } from '../../src/api/shared/subscription-actions.ts'
 
@@ -81,14 +81,14 @@ async function setUp(server: TestServer) {
   }
 }
 
-function rows(server: TestServer, sql: string, ...args: (string | number)[]): any[] {
-  return sqliteOf(server.store).db.prepare(sql).all(...args).map((r) => ({ ...r }))
+function rows(server: TestServer, sql: string, ...args: (string | number)[]): Promise<any[]> {
+  return testSql(server.store).all(sql, ...args)
 }
 
 test('erase: canceled without notice, keys revoked at once, email and every address blanked; ids, installments and events kept', async (t) => {
   const server = await startTestServer(t, { REPLENISH_TODAY: TODAY, REPLENISH_CANCELLATION_NOTICE_DAYS: '30' })
   const s = await setUp(server)
-  const eventsBefore = rows(server, 'SELECT * FROM events ORDER BY id')
+  const eventsBefore = await rows(server, 'SELECT * FROM events ORDER BY id')
   const bobsBefore = await ok(server.request('GET', `/api/v1/subscriptions/${s.bobs.id}`, { key: s.bob.key }))
 
   const res = await admin(server, 'POST', `/users/${s.erin.id}/erase`)
@@ -123,7 +123,7 @@ test('erase: canceled without notice, keys revoked at once, email and every addr
   assert.deepEqual({ ...source, updated_at: '' }, { ...s.source, gateway_reference: null, updated_at: '' })
 
   // Events: the ones written before are untouched; each change wrote the event an update or a cancel writes.
-  const eventsAfter = rows(server, 'SELECT * FROM events ORDER BY id')
+  const eventsAfter = await rows(server, 'SELECT * FROM events ORDER BY id')
   assert.deepEqual(eventsAfter.slice(0, eventsBefore.length), eventsBefore)
   const added = eventsAfter.slice(eventsBefore.length).map((e) => [e.subscription_id, e.type])
   const { fulfilled, pending, soon, canceled, bare } = s.subs
@@ -138,19 +138,19 @@ test('erase: canceled without notice, keys revoked at once, email and every addr
   for (const e of eventsAfter.slice(eventsBefore.length)) assert.ok(!e.data.includes(STREET), `${e.type} holds no address`)
 
   // Outside the events written before the erasure, nothing holds Erin's email, address, phone or gateway reference.
-  const tables = rows(server, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('events', 'sqlite_sequence')").map((r) => r.name as string)
+  const tables = (await tableNames(server.store)).filter((name) => name !== 'events')
   assert.ok(tables.includes('idempotency_keys') && tables.includes('installments'))
   for (const table of tables) {
-    const text = JSON.stringify(rows(server, `SELECT * FROM ${table}`))
+    const text = JSON.stringify(await rows(server, `SELECT * FROM ${table}`))
     for (const secret of [s.email, STREET, PHONE, GATEWAY]) assert.ok(!text.includes(secret), `${table} still holds ${secret}`)
   }
-  assert.ok(JSON.stringify(rows(server, 'SELECT * FROM subscriptions WHERE id = ?', s.bobs.id)).includes('2 Other Road'), 'Bob keeps his address')
+  assert.ok(JSON.stringify(await rows(server, 'SELECT * FROM subscriptions WHERE id = ?', s.bobs.id)).includes('2 Other Road'), 'Bob keeps his address')
 
   // Twice: 200, the same user, and nothing changes.
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const again = await admin(server, 'POST', `/users/${s.erin.id}/erase`)
   assert.deepEqual([again.status, again.body], [200, res.body])
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
 })
 
 test('erase is one unit: a failure part way changes nothing, and the keys still work', async (t) => {
@@ -165,10 +165,10 @@ test('erase is one unit: a failure part way changes nothing, and the keys still 
   t.after(() => {
     transitionHooks.onCanceled = original
   })
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const res = await admin(server, 'POST', `/users/${s.erin.id}/erase`)
   assert.deepEqual([res.status, Object.keys(res.body)], [500, ['error', 'request_id']])
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
   for (const k of s.keys) assert.equal((await server.request('GET', '/api/v1/subscriptions', { key: k.key })).status, 200)
 })
 

@@ -28,11 +28,11 @@ async function newUser(externalId: string | null = null): Promise<any> {
 }
 
 async function refused(id: number, user: unknown, body: unknown): Promise<void> {
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const res = await admin('PATCH', `/users/${id}`, { json: { user } })
   assert.equal(res.status, 422, `${JSON.stringify(user)}: ${res.text}`)
   assert.deepEqual(res.body, body, JSON.stringify(user))
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
 }
 
 test('PATCH changes email and external_id and answers the user as GET shows it; PUT is the same route', async () => {
@@ -71,10 +71,10 @@ test('the email rules of POST /users: taken by another user in any case, invalid
 
 test('a body that changes nothing writes nothing; an unknown user is 404 before its body is read; no root is 422', async () => {
   const user = await newUser('same')
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const same = await admin('PATCH', `/users/${user.id}`, { json: { user: { email: user.email, external_id: 'same' } } })
   assert.deepEqual([same.status, same.body], [200, user])
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
   const missing = await admin('PATCH', '/users/999999', { json: { user: { email: 'bad' } } })
   assert.deepEqual([missing.status, missing.body], [404, NOT_FOUND])
   const text = 'param is missing or the value is empty: user'

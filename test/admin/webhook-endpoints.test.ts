@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ADMIN_TOKEN, seedUser, snapshot, startTestServer, type RequestOptions, type TestServer } from '../helpers/server.ts'
 import { EVENT_TYPES } from '../../src/domain/events.ts'
-import { sqliteOf } from '../helpers/store.ts'
+import { testSql } from '../helpers/rows.ts'
 
 const A = '/admin/api/v1'
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -104,11 +104,11 @@ describe('422: nothing is created, the field is named', () => {
   ]
   for (const [name, attrs, errors] of cases) {
     test(name, async () => {
-      const before = snapshot(server.store)
+      const before = await snapshot(server.store)
       const res = await admin('POST', '/webhook_endpoints', { json: { webhook_endpoint: attrs } })
       assert.equal(res.status, 422, res.text)
       assert.deepEqual(res.body, errors)
-      assert.equal(snapshot(server.store), before)
+      assert.equal(await snapshot(server.store), before)
     })
   }
 
@@ -189,8 +189,8 @@ describe('reads, rotation and delete', () => {
     const list = await admin('GET', `/webhook_endpoints?after=${made.id - 1}&limit=100`)
     assert.equal(list.body.webhook_endpoints.some((e: any) => e.id === made.id), false)
     assert.equal(await server.store.webhooks.secretsOf(made.id), undefined)
-    // A deleted endpoint's secrets have no more use: they are not kept (SQLite's row, read with SQL).
-    const row = sqliteOf(server.store).db.prepare('SELECT secret, previous_secret, deleted_at FROM webhook_endpoints WHERE id = ?').get(made.id)
+    // A deleted endpoint's secrets have no more use: they are not kept (its row, read with SQL).
+    const row = await testSql(server.store).get('SELECT secret, previous_secret, deleted_at FROM webhook_endpoints WHERE id = ?', made.id)
     assert.deepEqual({ ...row }, { secret: '', previous_secret: null, deleted_at: row?.['deleted_at'] })
     assert.match(String(row?.['deleted_at']), ISO_TIME)
   })

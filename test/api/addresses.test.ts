@@ -51,7 +51,7 @@ test('form-encoded nested address attributes work like JSON (C1)', async (t) => 
 
 test('required address fields → "can\'t be blank" keyed shipping_address.<field>; nothing is created', async (t) => {
   const { server, alice } = await setup(t)
-  const snap = snapshot(server.store)
+  const snap = await snapshot(server.store)
   const create = (attrs: Record<string, unknown>, language = 'en') => server.request('POST', '/api/v1/subscriptions', {
     key: alice.key, headers: { 'accept-language': language }, json: { subscription: { interval_length: 1, ...attrs } },
   })
@@ -69,12 +69,12 @@ test('required address fields → "can\'t be blank" keyed shipping_address.<fiel
   }])
   const es = await create({ billing_address_attributes: { ...MINIMAL, zipcode: undefined } }, 'es-MX')
   assert.deepEqual([es.status, es.body], [422, { 'billing_address.zipcode': ['no puede estar en blanco'] }])
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
 })
 
 test('country_iso must be two letters → "is invalid"', async (t) => {
   const { server, alice } = await setup(t)
-  const snap = snapshot(server.store)
+  const snap = await snapshot(server.store)
   for (const country of ['USA', 'U', '12', 'U5', 'u s']) {
     const res = await server.request('POST', '/api/v1/subscriptions', {
       key: alice.key, json: { subscription: { interval_length: 1, billing_address_attributes: { ...MINIMAL, country_iso: country } } },
@@ -85,7 +85,7 @@ test('country_iso must be two letters → "is invalid"', async (t) => {
     key: alice.key, headers: { 'accept-language': 'fr' }, json: { subscription: { interval_length: 1, shipping_address_attributes: { ...MINIMAL, country_iso: 'FRA' } } },
   })
   assert.deepEqual([fr.status, fr.body], [422, { 'shipping_address.country_iso': ["n'est pas valide"] }])
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
 })
 
 test('update: an address is set, merged field by field, removed with null; each change writes its event', async (t) => {
@@ -109,15 +109,15 @@ test('update: an address is set, merged field by field, removed with null; each 
   assert.deepEqual(await typesAfter(2), [['subscription.billing_address_changed', merged.body], ['subscription.shipping_address_changed', merged.body]])
 
   // Merging a blank over a required field is refused and changes nothing.
-  const snap = snapshot(server.store)
+  const snap = await snapshot(server.store)
   const blank = await patch({ shipping_address_attributes: { zipcode: '' } })
   assert.deepEqual([blank.status, blank.body], [422, { 'shipping_address.zipcode': ["can't be blank"] }])
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
 
   // The same address again is no change and no event.
   const same = await patch({ billing_address_attributes: FULL })
   assert.deepEqual([same.status, same.body], [200, merged.body])
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
 
   const removed = await patch({ billing_address_attributes: null })
   assert.equal(removed.status, 200)
@@ -128,7 +128,7 @@ test('update: an address is set, merged field by field, removed with null; each 
 
 test('an address that is not an object, or fields that are not text, are invalid', async (t) => {
   const { server, alice } = await setup(t)
-  const snap = snapshot(server.store)
+  const snap = await snapshot(server.store)
   const create = (attrs: Record<string, unknown>) => server.request('POST', '/api/v1/subscriptions', { key: alice.key, json: { subscription: { interval_length: 1, ...attrs } } })
   const notObject = await create({ shipping_address_attributes: 'Main St 1' })
   assert.deepEqual([notObject.status, notObject.body], [422, { shipping_address: ['is invalid'] }])
@@ -136,7 +136,7 @@ test('an address that is not an object, or fields that are not text, are invalid
   assert.deepEqual([nested.status, nested.body], [422, { 'shipping_address.city': ['is invalid'] }])
   const long = await create({ shipping_address_attributes: { ...MINIMAL, address2: 'x'.repeat(256) } })
   assert.deepEqual([long.status, long.body], [422, { 'shipping_address.address2': ['is too long (maximum is 255 characters)'] }])
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
   // Numbers are accepted as text (a zipcode sent as a JSON number).
   const numeric = await create({ shipping_address_attributes: { ...MINIMAL, zipcode: 22202 } })
   assert.deepEqual([numeric.status, numeric.body.shipping_address], [200, MINIMAL_RENDERED])

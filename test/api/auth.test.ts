@@ -42,14 +42,14 @@ describe('the customer API answers only to an API key', () => {
   test('no Authorization header: 401 "You must specify an API key." with the challenge, on every route', async () => {
     const alice = await seedUser(server.store)
     const routes = await customerRoutes(alice.key)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     for (const [method, path] of routes) {
       const res = await server.request(method, path, method === 'GET' || method === 'DELETE' ? {} : { json: { subscription: { interval_length: 2 } } })
       assert.equal(res.status, 401, `${method} ${path}`)
       assert.deepEqual(res.body, MUST_SPECIFY)
       assert.equal(res.headers.get('www-authenticate'), CHALLENGE)
     }
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('a header that is not "Bearer <key>" is the same 401', async () => {
@@ -132,14 +132,14 @@ describe('the admin API answers only to an admin token', () => {
 
   test('a customer key: 401 "Invalid admin token."', async () => {
     const alice = await seedUser(server.store)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     for (const [method, path] of [['GET', '/admin/api/v1/users'], ['POST', '/admin/api/v1/users'], ['GET', `/admin/api/v1/users/${alice.id}`], ['GET', '/metrics']] as const) {
       const res = await server.request(method, path, { key: alice.key, ...(method === 'POST' ? { json: { user: { email: 'x@example.com' } } } : {}) })
       assert.equal(res.status, 401, path)
       assert.deepEqual(res.body, { error: 'Invalid admin token.' })
       assert.equal(res.text.includes(alice.key), false)
     }
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('an admin token is read case-insensitively from the header, never from the query', async () => {
@@ -167,7 +167,7 @@ describe('the order of checks on a record route: authenticate → find → own �
     const item = await seedSubscribable(server.store)
     const sub = await createSubscription(server, alice.key, { line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
     const li = sub.line_items[0].id
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const invalidSub = { json: { subscription: { interval_length: -1 } } }
     const invalidItem = { json: { subscription_line_item: { quantity: -1 } } }
 
@@ -191,20 +191,20 @@ describe('the order of checks on a record route: authenticate → find → own �
     assert.deepEqual([ownInvalid.status, ownInvalid.body], [422, { interval_length: ['must be greater than 0'] }])
     const ownInvalidItem = await server.request('PATCH', `/api/v1/line_items/${li}`, { key: alice.key, ...invalidItem })
     assert.deepEqual([ownInvalidItem.status, ownInvalidItem.body], [422, { quantity: ['must be greater than 0'] }])
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('every record route of another user is 401 and changes nothing', async () => {
     const alice = await seedUser(server.store)
     const bob = await seedUser(server.store)
     const routes = (await customerRoutes(alice.key)).filter(([, path]) => /\/\d+/.test(path))
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     for (const [method, path] of routes) {
       const res = await server.request(method, path, method === 'GET' || method === 'DELETE' ? { key: bob.key } : { key: bob.key, json: { subscription: { interval_length: 2 }, subscription_line_item: { quantity: 2 } } })
       assert.equal(res.status, 401, `${method} ${path}`)
       assert.deepEqual(res.body, NOT_AUTHORIZED)
     }
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('ids that are not positive integers are 404', async () => {

@@ -27,11 +27,11 @@ const create = (attrs: Record<string, unknown>, encoding: Encoding = 'json', key
 
 /** A create that must be refused with exactly `errors`, leaving the database as it was. */
 async function refused(attrs: Record<string, unknown>, errors: Record<string, string[]>, encoding: Encoding = 'json'): Promise<void> {
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const res = await create(attrs, encoding)
   assert.equal(res.status, 422, `${encoding} ${JSON.stringify(attrs)}: ${res.text}`)
   assert.deepEqual(res.body, errors, `${encoding} ${JSON.stringify(attrs)}`)
-  assert.equal(snapshot(server.store), before, `${encoding} ${JSON.stringify(attrs)} changed the database`)
+  assert.equal(await snapshot(server.store), before, `${encoding} ${JSON.stringify(attrs)} changed the database`)
 }
 
 function address(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -68,7 +68,7 @@ test('a refused change (422) or a failed one (404 inside the unit) leaves no eve
   const { server, alice, item } = await setup(t)
   const sub = await createSubscription(server, alice.key, { line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
   const other = await createSubscription(server, alice.key, { line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
-  const snap = snapshot(server.store)
+  const snap = await snapshot(server.store)
   const refused = [
     await server.request('POST', '/api/v1/subscriptions', { key: alice.key, json: { subscription: { interval_length: -1, line_items_attributes: [{ subscribable_id: item, quantity: 1 }] } } }),
     await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: { interval_length: 2, end_date: TODAY, shipping_address_attributes: address('Paris') } } }),
@@ -77,14 +77,14 @@ test('a refused change (422) or a failed one (404 inside the unit) leaves no eve
     await server.request('POST', `/api/v1/subscriptions/${sub.id}/pause`, { key: alice.key, json: { subscription: { actionable_date: 'soon' } } }),
   ]
   for (const res of refused) assert.equal(res.status, 422, res.text)
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
   // Line items are written first, then the foreign id is found: the whole unit rolls back.
   const rolledBack = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, {
     key: alice.key,
     json: { subscription: { interval_length: 2, line_items_attributes: [{ subscribable_id: item, quantity: 3 }, { id: other.line_items[0].id, quantity: 9 }] } },
   })
   assert.deepEqual([rolledBack.status, rolledBack.body], [404, { error: 'The resource you were looking for could not be found.' }])
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
 })
 
 test('an update writes one event per kind of change, each holding the representation after the whole change', async (t) => {
@@ -106,7 +106,7 @@ test('an update writes one event per kind of change, each holding the representa
   ])
   for (const e of events.slice(1)) assert.deepEqual(e.data.object, res.body)
   // The same update again changes nothing and writes nothing.
-  const snap = snapshot(server.store)
+  const snap = await snapshot(server.store)
   const again = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, {
     key: alice.key,
     json: { subscription: {
@@ -115,7 +115,7 @@ test('an update writes one event per kind of change, each holding the representa
     } },
   })
   assert.deepEqual([again.status, again.body], [200, res.body])
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
 })
 
 /**

@@ -56,7 +56,7 @@ const eventsOf = (server: TestServer, type: string): number =>
 test('200 concurrent writes from 50 clients all land', { timeout: 20_000 }, async (t) => {
   const server = await startTestServer(t)
   const { customers, items } = await seedCustomers(server, 50)
-  const subscriptionsBefore = countRows(server.store, 'subscriptions')
+  const subscriptionsBefore = await countRows(server.store, 'subscriptions')
 
   const requests = customers.flatMap((c, i) => [
     server.request('PATCH', `/api/v1/line_items/${c.lineItemIds[0]}`, { key: c.key, json: { subscription_line_item: { quantity: 100 + i } } }),
@@ -79,7 +79,7 @@ test('200 concurrent writes from 50 clients all land', { timeout: 20_000 }, asyn
     assert.equal(created.user_id, c.id)
     assert.deepEqual((await server.store.subscriptions.lineItems(created.id)).map((li) => [li.subscribable_id, li.quantity]), [[items[0], 3], [items[1], 4]])
   }
-  assert.equal(countRows(server.store, 'subscriptions'), subscriptionsBefore + 50)
+  assert.equal(await countRows(server.store, 'subscriptions'), subscriptionsBefore + 50)
   assert.equal(eventsOf(server, 'line_item.updated'), 100)
   assert.equal(eventsOf(server, 'subscription.skipped'), 50)
   assert.equal(eventsOf(server, 'subscription.created'), 100) // 50 seeded, 50 in the burst
@@ -133,7 +133,7 @@ test('no answer leaves before its COMMIT: a failing COMMIT answers 500 to its wh
           : { method: 'POST', path: '/api/v1/subscriptions', key: c.key, json: { subscription: { interval_length: 1, line_items_attributes: [{ subscribable_id: items[0], quantity }] } } },
     )
 
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const answered = server.log.length
   let answeredAtCommit = -1
   control.state.atCommit = () => {
@@ -146,7 +146,7 @@ test('no answer leaves before its COMMIT: a failing COMMIT answers 500 to its wh
   for (const a of failed) assert.deepEqual(Object.keys(a.body), ['error', 'request_id'])
   assert.equal(failed[0]?.body.error, 'Internal server error')
   assert.equal(server.errors.length, 30)
-  assert.equal(snapshot(server.store), before, 'nothing of the failed batch was stored')
+  assert.equal(await snapshot(server.store), before, 'nothing of the failed batch was stored')
 
   const commits = control.state.commits
   const worked = await burst(sockets, writes(8))

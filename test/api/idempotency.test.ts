@@ -8,7 +8,7 @@ import { HttpError } from '../../src/http/http-error.ts'
 import type { Ctx } from '../../src/http/types.ts'
 import { newApiKey } from '../../src/admin/users.ts'
 import { sha256 } from '../../src/api/shared/auth.ts'
-import { sqliteOf } from '../helpers/store.ts'
+import { testSql } from '../helpers/rows.ts'
 
 /** C5: Idempotency-Key on every write route, customer and admin. */
 const TODAY = '2026-01-15'
@@ -34,7 +34,7 @@ test('a retried skip with the same Idempotency-Key moves the date once and repla
   assert.equal(first.status, 200)
   assert.equal(first.body.actionable_date, '2026-03-15')
   assert.equal(first.headers.get('idempotent-replayed'), null)
-  const snap = snapshot(server.store)
+  const snap = await snapshot(server.store)
   for (let i = 0; i < 3; i++) {
     const retry = await skip('', 'retry-1')
     assert.equal(retry.status, 200)
@@ -42,7 +42,7 @@ test('a retried skip with the same Idempotency-Key moves the date once and repla
     assert.equal(retry.headers.get('idempotent-replayed'), 'true')
     assert.equal(retry.headers.get('content-type'), 'application/json; charset=utf-8')
   }
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
   assert.equal(await dateOf(server, sub.id), '2026-03-15')
   assert.equal(await skippedEvents(server, sub.id), 1)
 })
@@ -63,7 +63,7 @@ test('the same key with a different body, path or method → 422, and nothing ha
   const h = { 'idempotency-key': 'k1' }
   const first = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, headers: h, json: { subscription: { interval_length: 2 } } })
   assert.equal(first.status, 200)
-  const snap = snapshot(server.store)
+  const snap = await snapshot(server.store)
   const attempts = [
     await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, headers: h, json: { subscription: { interval_length: 3 } } }),
     await server.request('PUT', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, headers: h, json: { subscription: { interval_length: 2 } } }),
@@ -71,7 +71,7 @@ test('the same key with a different body, path or method → 422, and nothing ha
     await server.request('POST', `/api/v1/subscriptions/${sub.id}/line_items`, { key: alice.key, headers: h, json: { subscription_line_item: { subscribable_id: item, quantity: 1 } } }),
   ]
   for (const res of attempts) assert.deepEqual([res.status, res.body], [422, REUSED])
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
   // The original request still replays.
   const retry = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, headers: h, json: { subscription: { interval_length: 2 } } })
   assert.deepEqual([retry.status, retry.text], [200, first.text])
@@ -97,10 +97,10 @@ test('the same parameters encoded differently are the same request (key order, s
 
 test('an Idempotency-Key longer than 255 characters → 422; 255 is fine', async (t) => {
   const { server, sub, skip } = await setup(t)
-  const snap = snapshot(server.store)
+  const snap = await snapshot(server.store)
   const long = await skip('', 'x'.repeat(256))
   assert.deepEqual([long.status, long.body], [422, { error: 'Idempotency-Key is too long (maximum is 255 characters)' }])
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
   const fine = await skip('', 'x'.repeat(255))
   assert.equal(fine.status, 200)
   assert.equal((await skip('', 'x'.repeat(255))).text, fine.text)
@@ -109,12 +109,12 @@ test('an Idempotency-Key longer than 255 characters → 422; 255 is fine', async
 
 test('authentication comes first: a missing or bad key is 401 whatever the Idempotency-Key says', async (t) => {
   const { server, sub, skip } = await setup(t)
-  const snap = snapshot(server.store)
+  const snap = await snapshot(server.store)
   const none = await server.request('POST', `/api/v1/subscriptions/${sub.id}/skip`, { headers: { 'idempotency-key': 'x'.repeat(300) } })
   assert.deepEqual([none.status, none.body], [401, { error: 'You must specify an API key.' }])
   const bad = await skip('', 'x'.repeat(300), 'rpl_not-a-real-key-0123456789')
   assert.deepEqual([bad.status, bad.body], [401, { error: 'Invalid API key specified.' }])
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
 })
 
 test('keys are per caller: another user\'s same key acts on its own; the same user\'s second API key shares them', async (t) => {
@@ -150,16 +150,16 @@ test('a refused request (422) is remembered: its retry gets the same refusal eve
 
 test('a retried create makes one subscription; 401/404 answers are not stored', async (t) => {
   const { server, alice, sub } = await setup(t)
-  const before = countRows(server.store, 'subscriptions')
+  const before = await countRows(server.store, 'subscriptions')
   const create = () => server.request('POST', '/api/v1/subscriptions', { key: alice.key, headers: { 'idempotency-key': 'create-1' }, json: { subscription: { interval_length: 3 } } })
   const first = await create()
   const second = await create()
   assert.deepEqual([first.status, second.status, second.text], [200, 200, first.text])
-  assert.equal(countRows(server.store, 'subscriptions'), before + 1)
-  const rows = countRows(server.store, 'idempotency_keys')
+  assert.equal(await countRows(server.store, 'subscriptions'), before + 1)
+  const rows = await countRows(server.store, 'idempotency_keys')
   const missing = await server.request('POST', `/api/v1/subscriptions/${sub.id + 99}/skip`, { key: alice.key, headers: { 'idempotency-key': 'k404' } })
   assert.equal(missing.status, 404)
-  assert.equal(countRows(server.store, 'idempotency_keys'), rows)
+  assert.equal(await countRows(server.store, 'idempotency_keys'), rows)
   // GET ignores the header.
   const shown = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, headers: { 'idempotency-key': 'create-1' } })
   assert.deepEqual([shown.status, shown.body.id], [200, sub.id])
@@ -185,12 +185,12 @@ test('admin write routes honour Idempotency-Key too (per admin token)', async (t
   const again = await adminSkip()
   assert.deepEqual([first.status, again.status, again.text, again.headers.get('idempotent-replayed')], [200, 200, first.text, 'true'])
   assert.equal(await dateOf(server, sub.id), '2026-03-15')
-  const users = countRows(server.store, 'users')
+  const users = await countRows(server.store, 'users')
   const createUser = (email: string) => server.request('POST', '/admin/api/v1/users', { key: ADMIN_TOKEN, headers: { 'idempotency-key': 'admin-user' }, json: { user: { email } } })
   const made = await createUser('zoe@example.com')
   const remade = await createUser('zoe@example.com')
   assert.deepEqual([made.status, remade.status, remade.text], [201, 201, made.text])
-  assert.equal(countRows(server.store, 'users'), users + 1)
+  assert.equal(await countRows(server.store, 'users'), users + 1)
   assert.deepEqual((await createUser('other@example.com')).body, REUSED)
   // The customer API's keys are another caller's: the same key there acts.
   const alice = await seedUser(server.store)
@@ -204,11 +204,12 @@ test('admin write routes honour Idempotency-Key too (per admin token)', async (t
 test('entries older than 24 hours are not replayed, and are pruned by writes (at most once a minute)', async (t) => {
   const { server, sub, skip } = await setup(t)
   const hoursAgo = (h: number): string => new Date(Date.now() - h * 3600_000).toISOString()
-  sqliteOf(server.store).db.prepare("INSERT INTO idempotency_keys VALUES ('user:0', 'ancient', 'f', 200, '{}', ?)").run(hoursAgo(25))
+  const sql = testSql(server.store)
+  await sql.run("INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at) VALUES ('user:0', 'ancient', 'f', 200, '{}', ?)", hoursAgo(25))
   assert.equal((await skip('', 'old')).status, 200)
   // The first write of the process pruned the expired row.
-  assert.deepEqual(sqliteOf(server.store).db.prepare('SELECT key FROM idempotency_keys').all().map((r) => r['key']), ['old'])
-  sqliteOf(server.store).db.prepare('UPDATE idempotency_keys SET created_at = ?').run(hoursAgo(24.01))
+  assert.deepEqual((await sql.all('SELECT key FROM idempotency_keys')).map((r) => r['key']), ['old'])
+  await sql.run('UPDATE idempotency_keys SET created_at = ?', hoursAgo(24.01))
   // Expired: the same key acts again, and its new answer replaces the old one.
   const again = await skip('', 'old')
   assert.deepEqual([again.status, again.headers.get('idempotent-replayed'), again.body.actionable_date], [200, null, '2026-04-15'])
@@ -221,17 +222,17 @@ test('idempotency store: save prunes rows older than 24 h, at most once a minute
   const { server } = await setup(t)
   const t0 = Date.parse('2026-01-15T12:00:00.000Z')
   const at = (ms: number): string => new Date(t0 + ms).toISOString()
-  const { db } = sqliteOf(server.store)
-  const keys = (): unknown[] => db.prepare('SELECT key FROM idempotency_keys ORDER BY key').all().map((r) => r['key'])
+  const keys = async (): Promise<unknown[]> => (await testSql(server.store).all('SELECT key FROM idempotency_keys ORDER BY key')).map((r) => r['key'])
   await server.store.write(async (tx) => {
     await tx.idempotency.save('s', 'a', 'f', 200, '{}', at(0))
-    db.prepare("INSERT INTO idempotency_keys VALUES ('s', 'stale', 'f', 200, '{}', ?)").run(at(-86_400_000 + 20_000))
+    // Saved as of a day ago: a time before the last prune, which prunes nothing.
+    await tx.idempotency.save('s', 'stale', 'f', 200, '{}', at(-86_400_000 + 20_000))
     await tx.idempotency.save('s', 'b', 'f', 200, '{}', at(59_000))
   })
-  assert.deepEqual(keys(), ['a', 'b', 'stale'])
+  assert.deepEqual(await keys(), ['a', 'b', 'stale'])
   // A minute after the last prune, the next save prunes: 'stale' is now older than 24 h.
   await server.store.write((tx) => tx.idempotency.save('s', 'c', 'f', 200, '{}', at(60_000)))
-  assert.deepEqual(keys(), ['a', 'b', 'c'])
+  assert.deepEqual(await keys(), ['a', 'b', 'c'])
   assert.equal((await server.store.idempotency.find('s', 'a', at(-1))) !== undefined, true)
   assert.equal(await server.store.idempotency.find('s', 'a', at(0)), undefined)
 })

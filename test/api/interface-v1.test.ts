@@ -50,12 +50,12 @@ for (const encoding of ENCODINGS) {
     describe('1. Create a subscription', () => {
       test('interval_length alone is enough: 200, created and owned by the authenticated user', async () => {
         const alice = await seedUser(server.store)
-        const before = countRows(server.store, 'subscriptions')
+        const before = await countRows(server.store, 'subscriptions')
         const res = await server.request('POST', '/api/v1/subscriptions', { key: alice.key, ...encoded(encoding, { subscription: { interval_length: 11 } }) })
         assert.equal(res.status, 200)
         assertTimestamps(res.body)
         assert.deepEqual(res.body, subscriptionBody(res.body, { user_id: alice.id, interval_length: 11, actionable_date: '2027-02-15' }))
-        assert.equal(countRows(server.store, 'subscriptions'), before + 1)
+        assert.equal(await countRows(server.store, 'subscriptions'), before + 1)
         const stored = await server.store.subscriptions.find(res.body.id as number)
         assert.equal(stored?.user_id, alice.id)
         assert.equal(stored?.interval_length, 11)
@@ -99,62 +99,62 @@ for (const encoding of ENCODINGS) {
         const alice = await seedUser(server.store)
         const bob = await seedUser(server.store)
         const bobs = await seedPayment(server.store, bob.id)
-        const before = snapshot(server.store)
+        const before = await snapshot(server.store)
         const res = await server.request('POST', '/api/v1/subscriptions', {
           key: alice.key, ...encoded(encoding, { subscription: { interval_length: 1, payment_source_id: bobs.sourceId } }),
         })
         assert.equal(res.status, 422)
         assert.deepEqual(res.body, INVALID_PAYMENT)
-        assert.equal(snapshot(server.store), before)
+        assert.equal(await snapshot(server.store), before)
       })
 
       test('a payment method without a source: 422 payment_source_type, nothing created', async () => {
         const alice = await seedUser(server.store)
         const pay = await seedPayment(server.store, alice.id)
-        const before = snapshot(server.store)
+        const before = await snapshot(server.store)
         const res = await server.request('POST', '/api/v1/subscriptions', {
           key: alice.key, ...encoded(encoding, { subscription: { interval_length: 1, payment_method_id: pay.methodId } }),
         })
         assert.equal(res.status, 422)
         assert.deepEqual(res.body, INVALID_PAYMENT)
-        assert.equal(snapshot(server.store), before)
+        assert.equal(await snapshot(server.store), before)
       })
 
       test('a payment source of another user together with its method: 422, nothing created', async () => {
         const alice = await seedUser(server.store)
         const bob = await seedUser(server.store)
         const bobs = await seedPayment(server.store, bob.id)
-        const before = snapshot(server.store)
+        const before = await snapshot(server.store)
         const res = await server.request('POST', '/api/v1/subscriptions', {
           key: alice.key,
           ...encoded(encoding, { subscription: { interval_length: 1, payment_method_id: bobs.methodId, payment_source_id: bobs.sourceId } }),
         })
         assert.equal(res.status, 422)
         assert.deepEqual(res.body, INVALID_PAYMENT)
-        assert.equal(snapshot(server.store), before)
+        assert.equal(await snapshot(server.store), before)
       })
 
       test('a method and a source that do not agree: 422, nothing created', async () => {
         const alice = await seedUser(server.store)
         const one = await seedPayment(server.store, alice.id)
         const two = await seedPayment(server.store, alice.id)
-        const before = snapshot(server.store)
+        const before = await snapshot(server.store)
         const res = await server.request('POST', '/api/v1/subscriptions', {
           key: alice.key,
           ...encoded(encoding, { subscription: { interval_length: 1, payment_method_id: one.methodId, payment_source_id: two.sourceId } }),
         })
         assert.equal(res.status, 422)
         assert.deepEqual(res.body, INVALID_PAYMENT)
-        assert.equal(snapshot(server.store), before)
+        assert.equal(await snapshot(server.store), before)
       })
 
       test('interval_length -1: 422, no subscription created', async () => {
         const alice = await seedUser(server.store)
-        const before = snapshot(server.store)
+        const before = await snapshot(server.store)
         const res = await server.request('POST', '/api/v1/subscriptions', { key: alice.key, ...encoded(encoding, { subscription: { interval_length: -1 } }) })
         assert.equal(res.status, 422)
         assert.deepEqual(res.body, { interval_length: ['must be greater than 0'] })
-        assert.equal(snapshot(server.store), before)
+        assert.equal(await snapshot(server.store), before)
       })
     })
 
@@ -172,11 +172,11 @@ for (const encoding of ENCODINGS) {
       test('interval_length -1: 422 and nothing changes', async () => {
         const alice = await seedUser(server.store)
         const sub = await createSubscription(server, alice.key, { interval_length: 2 })
-        const before = snapshot(server.store)
+        const before = await snapshot(server.store)
         const res = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, ...encoded(encoding, { subscription: { interval_length: -1 } }) })
         assert.equal(res.status, 422)
         assert.deepEqual(res.body, { interval_length: ['must be greater than 0'] })
-        assert.equal(snapshot(server.store), before)
+        assert.equal(await snapshot(server.store), before)
         assert.equal((await server.store.subscriptions.find(sub.id))?.interval_length, 2)
       })
 
@@ -184,11 +184,11 @@ for (const encoding of ENCODINGS) {
         const alice = await seedUser(server.store)
         const bob = await seedUser(server.store)
         const sub = await createSubscription(server, alice.key, { interval_length: 2 })
-        const before = snapshot(server.store)
+        const before = await snapshot(server.store)
         const res = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: bob.key, ...encoded(encoding, { subscription: { interval_length: 5 } }) })
         assert.equal(res.status, 401)
         assert.deepEqual(res.body, NOT_AUTHORIZED)
-        assert.equal(snapshot(server.store), before)
+        assert.equal(await snapshot(server.store), before)
       })
     })
 
@@ -208,11 +208,11 @@ for (const encoding of ENCODINGS) {
       test('quantity -1: 422 and nothing changes', async () => {
         const alice = await seedUser(server.store)
         const { itemId } = await subscriptionWithItem(alice.key, 2)
-        const before = snapshot(server.store)
+        const before = await snapshot(server.store)
         const res = await server.request('PATCH', `/api/v1/line_items/${itemId}`, { key: alice.key, ...encoded(encoding, { subscription_line_item: { quantity: -1 } }) })
         assert.equal(res.status, 422)
         assert.deepEqual(res.body, { quantity: ['must be greater than 0'] })
-        assert.equal(snapshot(server.store), before)
+        assert.equal(await snapshot(server.store), before)
         assert.equal((await server.store.subscriptions.lineItemById(itemId))?.quantity, 2)
       })
 
@@ -220,11 +220,11 @@ for (const encoding of ENCODINGS) {
         const alice = await seedUser(server.store)
         const bob = await seedUser(server.store)
         const { itemId } = await subscriptionWithItem(alice.key, 2)
-        const before = snapshot(server.store)
+        const before = await snapshot(server.store)
         const res = await server.request('PATCH', `/api/v1/line_items/${itemId}`, { key: bob.key, ...encoded(encoding, { subscription_line_item: { quantity: 3 } }) })
         assert.equal(res.status, 401)
         assert.deepEqual(res.body, NOT_AUTHORIZED)
-        assert.equal(snapshot(server.store), before)
+        assert.equal(await snapshot(server.store), before)
       })
     })
   })
@@ -258,11 +258,11 @@ describe('3. Skip a subscription (no payload)', () => {
     const alice = await seedUser(server.store)
     const bob = await seedUser(server.store)
     const sub = await createSubscription(server, alice.key, { interval_length: 1, interval_units: 'week' })
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const res = await server.request('POST', `/api/v1/subscriptions/${sub.id}/skip`, { key: bob.key })
     assert.equal(res.status, 401)
     assert.deepEqual(res.body, NOT_AUTHORIZED)
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 })
 
@@ -294,11 +294,11 @@ describe('4. Cancel a subscription (no payload)', () => {
     const alice = await seedUser(server.store)
     const bob = await seedUser(server.store)
     const sub = await createSubscription(server, alice.key, { interval_length: 1 })
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const res = await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: bob.key })
     assert.equal(res.status, 401)
     assert.deepEqual(res.body, NOT_AUTHORIZED)
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
     assert.equal((await server.store.subscriptions.find(sub.id))?.state, 'active')
   })
 })
@@ -321,11 +321,11 @@ describe('6. Delete a line item (no payload)', () => {
     const alice = await seedUser(server.store)
     const bob = await seedUser(server.store)
     const { itemId } = await subscriptionWithItem(alice.key, 2)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const res = await server.request('DELETE', `/api/v1/line_items/${itemId}`, { key: bob.key })
     assert.equal(res.status, 401)
     assert.deepEqual(res.body, NOT_AUTHORIZED)
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
     assert.equal((await server.store.subscriptions.lineItemById(itemId))?.quantity, 2)
   })
 })
@@ -346,7 +346,7 @@ describe('Authentication', () => {
   test('every operation requires an authenticated user', async () => {
     const alice = await seedUser(server.store)
     const { sub, itemId } = await subscriptionWithItem(alice.key)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const calls: [string, string][] = [
       ['POST', '/api/v1/subscriptions'],
       ['PATCH', `/api/v1/subscriptions/${sub.id}`],
@@ -360,7 +360,7 @@ describe('Authentication', () => {
       assert.equal(res.status, 401, `${method} ${path}`)
       assert.deepEqual(res.body, { error: 'You must specify an API key.' })
     }
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 })
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { ADMIN_TOKEN, createSubscription, seedSubscribable, seedUser, snapshot, startTestServer, type TestResponse, type TestServer } from '../helpers/server.ts'
 import { renderSubscription } from '../../src/domain/representation.ts'
 import type { SubscriptionPatch } from '../../src/domain/types.ts'
-import { sqliteOf } from '../helpers/store.ts'
+import { testSql } from '../helpers/rows.ts'
 
 /** C8 over HTTP: set up state, act, then check the status, the whole body, the stored record and the event. */
 const TODAY = '2026-01-15'
@@ -48,16 +48,16 @@ async function assertChanged(server: TestServer, res: TestResponse, before: any,
 }
 
 /** 200 with the subscription unchanged, nothing stored, no event. */
-function assertNoop(server: TestServer, res: TestResponse, before: any, snap: string): void {
+async function assertNoop(server: TestServer, res: TestResponse, before: any, snap: string): Promise<void> {
   assert.equal(res.status, 200, res.text)
   assert.deepEqual(res.body, before)
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
 }
 
-function assertRefused(server: TestServer, res: TestResponse, body: unknown, snap: string): void {
+async function assertRefused(server: TestServer, res: TestResponse, body: unknown, snap: string): Promise<void> {
   assert.equal(res.status, 422, res.text)
   assert.deepEqual(res.body, body)
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
 }
 
 // ---- skip -----------------------------------------------------------------------------------------
@@ -94,8 +94,8 @@ test('skip of a paused subscription → 422 paused, with or without a resume dat
   const dated = await make()
   assert.equal((await act(dated.id, 'pause', { subscription: { actionable_date: '2026-03-01' } })).status, 200)
   for (const id of [indefinite.id, dated.id]) {
-    const snap = snapshot(server.store)
-    assertRefused(server, await act(id, 'skip'), { paused: ['cannot skip a subscription which is paused'] }, snap)
+    const snap = await snapshot(server.store)
+    await assertRefused(server, await act(id, 'skip'), { paused: ['cannot skip a subscription which is paused'] }, snap)
   }
 })
 
@@ -106,8 +106,8 @@ test('skip of a canceled or inactive subscription → 422 state; nothing changes
   const inactive = await make()
   await force(server, inactive.id, { state: 'inactive', actionable_date: null })
   for (const id of [canceled.id, inactive.id]) {
-    const snap = snapshot(server.store)
-    assertRefused(server, await act(id, 'skip'), { state: ['cannot skip a subscription which is canceled or inactive'] }, snap)
+    const snap = await snapshot(server.store)
+    await assertRefused(server, await act(id, 'skip'), { state: ['cannot skip a subscription which is canceled or inactive'] }, snap)
   }
 })
 
@@ -123,8 +123,8 @@ test('REPLENISH_MAX_SUCCESSIVE_SKIPS and REPLENISH_MAX_TOTAL_SKIPS → 422 keyed
   const sub = await make()
   assert.equal((await act(sub.id, 'skip')).status, 200)
   assert.equal((await act(sub.id, 'skip')).status, 200)
-  let snap = snapshot(server.store)
-  assertRefused(server, await act(sub.id, 'skip'), {
+  let snap = await snapshot(server.store)
+  await assertRefused(server, await act(sub.id, 'skip'), {
     successive_skip_count: ['This subscription has exceeded the maximum configured successive skip limit. It can be skipped again after the next time it is processed.'],
   }, snap)
   assert.equal((await stored(server, sub.id))['actionable_date'], '2026-04-15')
@@ -132,8 +132,8 @@ test('REPLENISH_MAX_SUCCESSIVE_SKIPS and REPLENISH_MAX_TOTAL_SKIPS → 422 keyed
   const reset = await force(server, sub.id, { successive_skip_count: 0 })
   const third = await act(sub.id, 'skip')
   await assertChanged(server, third, reset, { actionable_date: '2026-05-15', skip_count: 3, successive_skip_count: 1 }, 'subscription.skipped', 3)
-  snap = snapshot(server.store)
-  assertRefused(server, await act(sub.id, 'skip'), {
+  snap = await snapshot(server.store)
+  await assertRefused(server, await act(sub.id, 'skip'), {
     skip_count: ['This subscription has exceeded the maximum configured skip limit. It can no longer be skipped.'],
   }, snap)
 })
@@ -142,8 +142,8 @@ test('both skip limits exceeded → both keys in one 422, localised', async (t) 
   const { server, make, act } = await setup(t, { REPLENISH_MAX_SUCCESSIVE_SKIPS: '1', REPLENISH_MAX_TOTAL_SKIPS: '1' })
   const sub = await make()
   assert.equal((await act(sub.id, 'skip')).status, 200)
-  const snap = snapshot(server.store)
-  assertRefused(server, await act(sub.id, 'skip', undefined, { 'accept-language': 'de' }), {
+  const snap = await snapshot(server.store)
+  await assertRefused(server, await act(sub.id, 'skip', undefined, { 'accept-language': 'de' }), {
     successive_skip_count: ['Dieses Abonnement hat die konfigurierte Höchstzahl aufeinanderfolgender Auslassungen überschritten. Es kann nach der nächsten Verarbeitung wieder ausgelassen werden.'],
     skip_count: ['Dieses Abonnement hat die konfigurierte Höchstzahl an Auslassungen überschritten. Es kann nicht mehr ausgelassen werden.'],
   }, snap)
@@ -169,8 +169,8 @@ test('cancel an active subscription → canceled, actionable_date null; cancelin
   const sub = await make()
   const res = await act(sub.id, 'cancel')
   await assertChanged(server, res, sub, { state: 'canceled', actionable_date: null }, 'subscription.canceled', 1)
-  const snap = snapshot(server.store)
-  assertNoop(server, await act(sub.id, 'cancel'), res.body, snap)
+  const snap = await snapshot(server.store)
+  await assertNoop(server, await act(sub.id, 'cancel'), res.body, snap)
 })
 
 test('cancel from every state: paused (flag cleared), pending_cancellation, inactive', async (t) => {
@@ -191,8 +191,8 @@ test('REPLENISH_CANCELLATION_NOTICE_DAYS: actionable_date − N < today → pend
   const res = await act(sub.id, 'cancel')
   await assertChanged(server, res, sub, { state: 'pending_cancellation' }, 'subscription.cancellation_pending', 1)
   // Still too late: stays pending, 200, no event.
-  const snap = snapshot(server.store)
-  assertNoop(server, await act(sub.id, 'cancel'), res.body, snap)
+  const snap = await snapshot(server.store)
+  await assertNoop(server, await act(sub.id, 'cancel'), res.body, snap)
   // Its date moves out (as after the delivery, or an update): now the notice allows it.
   const moved = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: { actionable_date: '2026-02-20' } } })
   assert.equal(moved.status, 200, moved.text)
@@ -219,8 +219,8 @@ test('pause without a date pauses indefinitely (actionable_date null); pausing a
   const sub = await make()
   const res = await act(sub.id, 'pause')
   await assertChanged(server, res, sub, { paused: true, actionable_date: null }, 'subscription.paused', 1)
-  const snap = snapshot(server.store)
-  assertNoop(server, await act(sub.id, 'pause', { subscription: { actionable_date: '2026-06-01' } }), res.body, snap)
+  const snap = await snapshot(server.store)
+  await assertNoop(server, await act(sub.id, 'pause', { subscription: { actionable_date: '2026-06-01' } }), res.body, snap)
 })
 
 test('pause with a date keeps it; a date before tomorrow becomes tomorrow', async (t) => {
@@ -245,8 +245,8 @@ test('pause with a date keeps it; a date before tomorrow becomes tomorrow', asyn
 test('pause with a date that is not a date → 422 actionable_date, nothing changes', async (t) => {
   const { server, make, act } = await setup(t)
   const sub = await make()
-  const snap = snapshot(server.store)
-  assertRefused(server, await act(sub.id, 'pause', { subscription: { actionable_date: '2026-02-30' } }), { actionable_date: ['is not a valid date'] }, snap)
+  const snap = await snapshot(server.store)
+  await assertRefused(server, await act(sub.id, 'pause', { subscription: { actionable_date: '2026-02-30' } }), { actionable_date: ['is not a valid date'] }, snap)
 })
 
 test('pause or resume of a subscription that is not active → 422 paused', async (t) => {
@@ -256,8 +256,8 @@ test('pause or resume of a subscription that is not active → 422 paused', asyn
   const inactive = await force(server, (await make()).id, { state: 'inactive', actionable_date: null })
   for (const sub of [canceled, pending, inactive]) {
     for (const action of ['pause', 'resume']) {
-      const snap = snapshot(server.store)
-      assertRefused(server, await act(sub.id, action), NOT_ACTIVE, snap)
+      const snap = await snapshot(server.store)
+      await assertRefused(server, await act(sub.id, action), NOT_ACTIVE, snap)
     }
   }
 })
@@ -286,8 +286,8 @@ test('resume anchors the new date: resumed on the 31st, skips go → Feb 28 → 
 test('resume of an active subscription that is not paused is a no-op 200', async (t) => {
   const { server, make, act } = await setup(t)
   const sub = await make()
-  const snap = snapshot(server.store)
-  assertNoop(server, await act(sub.id, 'resume', { subscription: { actionable_date: '2026-06-01' } }), sub, snap)
+  const snap = await snapshot(server.store)
+  await assertNoop(server, await act(sub.id, 'resume', { subscription: { actionable_date: '2026-06-01' } }), sub, snap)
 })
 
 // ---- activate -------------------------------------------------------------------------------------
@@ -312,11 +312,11 @@ test('activate on the 31st: the new date is Feb 28 and its day (28) becomes the 
 test('activate an active subscription (paused or not) is a no-op 200', async (t) => {
   const { server, make, act } = await setup(t)
   const active = await make()
-  let snap = snapshot(server.store)
-  assertNoop(server, await act(active.id, 'activate'), active, snap)
+  let snap = await snapshot(server.store)
+  await assertNoop(server, await act(active.id, 'activate'), active, snap)
   const paused = (await act((await make()).id, 'pause')).body
-  snap = snapshot(server.store)
-  assertNoop(server, await act(paused.id, 'activate'), paused, snap)
+  snap = await snapshot(server.store)
+  await assertNoop(server, await act(paused.id, 'activate'), paused, snap)
 })
 
 // ---- ownership and lookup come first (C2) ------------------------------------------------------------
@@ -325,7 +325,7 @@ test('every lifecycle route: 401 without a key, 404 for an unknown id, 401 for a
   const { server, make } = await setup(t)
   const sub = await make()
   const bob = await seedUser(server.store)
-  const snap = snapshot(server.store)
+  const snap = await snapshot(server.store)
   for (const action of ['skip', 'cancel', 'pause', 'resume', 'activate']) {
     const none = await server.request('POST', `/api/v1/subscriptions/${sub.id}/${action}`)
     assert.deepEqual([none.status, none.body], [401, { error: 'You must specify an API key.' }])
@@ -334,21 +334,21 @@ test('every lifecycle route: 401 without a key, 404 for an unknown id, 401 for a
     const foreign = await server.request('POST', `/api/v1/subscriptions/${sub.id}/${action}`, { key: bob.key })
     assert.deepEqual([foreign.status, foreign.body], [401, { error: 'You are not authorized to perform that action.' }])
   }
-  assert.equal(snapshot(server.store), snap)
+  assert.equal(await snapshot(server.store), snap)
 })
 
 // ---- end_date and dates set by create / update (C4) ----------------------------------------------------
 
 test('end_date must be a real date after today; actionable_date today or later', async (t) => {
   const { server, alice } = await setup(t)
-  const snap = snapshot(server.store)
+  const snap = await snapshot(server.store)
   const create = (attrs: Record<string, unknown>) => server.request('POST', '/api/v1/subscriptions', { key: alice.key, json: { subscription: { interval_length: 1, ...attrs } } })
-  assertRefused(server, await create({ end_date: TODAY }), { end_date: ['must be after today'] }, snap)
-  assertRefused(server, await create({ end_date: '2026-01-01' }), { end_date: ['must be after today'] }, snap)
-  assertRefused(server, await create({ end_date: '2026-02-30' }), { end_date: ['is not a valid date'] }, snap)
-  assertRefused(server, await create({ actionable_date: '2026-01-14' }), { actionable_date: ['must be today or later'] }, snap)
-  assertRefused(server, await create({ actionable_date: '15/01/2026' }), { actionable_date: ['is not a valid date'] }, snap)
-  assertRefused(server, await create({ actionable_date: '2026-01-14', end_date: TODAY }), { actionable_date: ['must be today or later'], end_date: ['must be after today'] }, snap)
+  await assertRefused(server, await create({ end_date: TODAY }), { end_date: ['must be after today'] }, snap)
+  await assertRefused(server, await create({ end_date: '2026-01-01' }), { end_date: ['must be after today'] }, snap)
+  await assertRefused(server, await create({ end_date: '2026-02-30' }), { end_date: ['is not a valid date'] }, snap)
+  await assertRefused(server, await create({ actionable_date: '2026-01-14' }), { actionable_date: ['must be today or later'] }, snap)
+  await assertRefused(server, await create({ actionable_date: '15/01/2026' }), { actionable_date: ['is not a valid date'] }, snap)
+  await assertRefused(server, await create({ actionable_date: '2026-01-14', end_date: TODAY }), { actionable_date: ['must be today or later'], end_date: ['must be after today'] }, snap)
   const ok = await create({ actionable_date: TODAY, end_date: '2026-01-16' })
   assert.equal(ok.status, 200, ok.text)
   assert.deepEqual([ok.body.actionable_date, ok.body.end_date], [TODAY, '2026-01-16'])
@@ -361,9 +361,9 @@ test('update end_date: set (after today), refused when not after today, cleared 
   const patch = (attrs: Record<string, unknown>) => server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: attrs } })
   const set = await patch({ end_date: '2026-12-31' })
   await assertChanged(server, set, sub, { end_date: '2026-12-31' }, 'subscription.updated', 1)
-  const snap = snapshot(server.store)
-  assertRefused(server, await patch({ end_date: TODAY }), { end_date: ['must be after today'] }, snap)
-  assertRefused(server, await patch({ actionable_date: '2026-01-01' }), { actionable_date: ['must be today or later'] }, snap)
+  const snap = await snapshot(server.store)
+  await assertRefused(server, await patch({ end_date: TODAY }), { end_date: ['must be after today'] }, snap)
+  await assertRefused(server, await patch({ actionable_date: '2026-01-01' }), { actionable_date: ['must be today or later'] }, snap)
   const cleared = await patch({ end_date: null })
   await assertChanged(server, cleared, set.body, { end_date: null }, 'subscription.updated', 2)
 })
@@ -380,15 +380,15 @@ test('C7: changing the interval moves actionable_date to the creation date + the
   const weekly = await patch({ interval_length: 3, interval_units: 'week' })
   await assertChanged(server, weekly, two.body, { interval_length: 3, interval_units: 'week', actionable_date: '2026-02-21' }, 'subscription.frequency_changed', 2)
   // The same interval again changes nothing.
-  const snap = snapshot(server.store)
-  assertNoop(server, await patch({ interval_length: '3', interval_units: 'week' }), weekly.body, snap)
+  const snap = await snapshot(server.store)
+  await assertNoop(server, await patch({ interval_length: '3', interval_units: 'week' }), weekly.body, snap)
 })
 
 test('C7: never before today; an actionable_date in the same request wins', async (t) => {
   const { server, make, alice } = await setup(t)
   const sub = await make()
   // Made long ago (in the service clock): creation + 1 week is in the past, so the date becomes today.
-  sqliteOf(server.store).db.prepare('UPDATE subscriptions SET created_on = ? WHERE id = ?').run('2025-06-15', sub.id)
+  await testSql(server.store).run('UPDATE subscriptions SET created_on = ? WHERE id = ?', '2025-06-15', sub.id)
   const patch = (attrs: Record<string, unknown>) => server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: attrs } })
   const weekly = await patch({ interval_units: 'week' })
   await assertChanged(server, weekly, sub, { interval_units: 'week', actionable_date: TODAY }, 'subscription.frequency_changed', 1)
@@ -403,10 +403,10 @@ test('C7: with an installment, the base is the last installment\'s due date', as
   const { server, make, alice } = await setup(t)
   const sub = await make()
   const now = new Date().toISOString()
-  const insert = sqliteOf(server.store).db.prepare(`INSERT INTO installments (subscription_id, due_date, state, line_items, currency, created_at, updated_at)
-    VALUES (?, ?, 'fulfilled', '[]', 'USD', ?, ?)`)
-  insert.run(sub.id, '2025-12-20', now, now)
-  insert.run(sub.id, '2026-01-10', now, now)
+  const insert = (dueDate: string) => testSql(server.store).run(`INSERT INTO installments (subscription_id, due_date, state, line_items, currency, created_at, updated_at)
+    VALUES (?, ?, 'fulfilled', '[]', 'USD', ?, ?)`, sub.id, dueDate, now, now)
+  await insert('2025-12-20')
+  await insert('2026-01-10')
   const res = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: { interval_units: 'week', interval_length: 2 } } })
   await assertChanged(server, res, sub, { interval_units: 'week', interval_length: 2, actionable_date: '2026-01-24' }, 'subscription.frequency_changed', 1)
 })

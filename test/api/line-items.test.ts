@@ -36,11 +36,11 @@ async function withItem(quantity = 2): Promise<{ sub: any; item: any }> {
 }
 
 async function refusedWithout(change: () => Promise<{ status: number; body: any }>, status: number, body: unknown): Promise<void> {
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const res = await change()
   assert.equal(res.status, status)
   assert.deepEqual(res.body, body)
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
 }
 
 describe('POST /api/v1/subscriptions/:id/line_items', () => {

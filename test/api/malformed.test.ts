@@ -188,7 +188,7 @@ function cases(): Case[] {
 test('at least 50 malformed requests: each gets its 4xx, nothing is logged as an error, the server lives on', async () => {
   const all = cases()
   assert.ok(all.length >= 50, `only ${all.length} cases`)
-  const tablesBefore = ['users', 'api_keys', 'subscriptions', 'line_items', 'subscribables', 'payment_methods', 'payment_sources'].map((t) => countRows(server.store, t))
+  const tablesBefore = await Promise.all(['users', 'api_keys', 'subscriptions', 'line_items', 'subscribables', 'payment_methods', 'payment_sources'].map((t) => countRows(server.store, t)))
   const wrong: string[] = []
   for (const c of all) {
     const res = await send(c)
@@ -199,7 +199,7 @@ test('at least 50 malformed requests: each gets its 4xx, nothing is logged as an
   assert.deepEqual(wrong, [])
   assert.deepEqual(server.errors, [])
   // Nothing was created or dropped by any of them.
-  const tablesAfter = ['users', 'api_keys', 'subscriptions', 'line_items', 'subscribables', 'payment_methods', 'payment_sources'].map((t) => countRows(server.store, t))
+  const tablesAfter = await Promise.all(['users', 'api_keys', 'subscriptions', 'line_items', 'subscribables', 'payment_methods', 'payment_sources'].map((t) => countRows(server.store, t)))
   assert.deepEqual(tablesAfter, tablesBefore)
   const alive = await server.request('GET', `/api/v1/subscriptions/${subId}`, { key: alice.key })
   assert.equal(alive.status, 200)

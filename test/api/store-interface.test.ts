@@ -1,8 +1,8 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import { DatabaseSync } from 'node:sqlite'
 import { createSubscription, seedSubscribable, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
 import { burst, closeAll, connections } from '../helpers/raw-http.ts'
+import { holdSubscription } from '../helpers/database.ts'
 import type { Subscription } from '../../src/domain/types.ts'
 
 /**
@@ -14,10 +14,11 @@ const TODAY = '2026-01-15'
 
 /**
  * One subscription, and `clients` connections that all skip it at the same instant while another
- * process (`replenish process`) holds the write lock: every request is handled, and its unit
- * queued, before any unit runs. A skip that read the subscription before its unit would decide
- * from the state all of them saw, and all but one of the skips would be lost. (Without the lock,
- * SQLite runs each request's unit before the next request is read, so no read could be stale.)
+ * process (`replenish process`) holds it (SQLite: the write lock; PostgreSQL: its row): every
+ * request is handled, and its unit queued or waiting, before any unit changes it. A skip that read
+ * the subscription before its unit would decide from the state all of them saw, and all but one of
+ * the skips would be lost. (Without the lock, SQLite runs each request's unit before the next
+ * request is read, so no read could be stale.)
  */
 async function concurrentSkips(t: TestContext, clients: number, env: Record<string, string> = {}) {
   const server = await startTestServer(t, { REPLENISH_TODAY: TODAY, ...env })
@@ -28,13 +29,11 @@ async function concurrentSkips(t: TestContext, clients: number, env: Record<stri
   })
   const sockets = await connections(server, clients)
   t.after(() => closeAll(sockets))
-  const other = new DatabaseSync(server.config.db, { timeout: 0 })
-  t.after(() => other.close())
-  other.exec('BEGIN IMMEDIATE')
+  const release = await holdSubscription(t, server, sub.id)
   const answers = burst(sockets, sockets.map(() => ({ method: 'POST', path: `/api/v1/subscriptions/${sub.id}/skip`, key: owner.key })))
   // Answered on another connection after the burst was read: every skip is now waiting for the lock.
   assert.equal((await server.request('GET', '/healthz')).status, 200)
-  other.exec('COMMIT')
+  await release()
   return { server, sub, answers: await answers }
 }
 
@@ -90,17 +89,4 @@ test('a read issued while a unit is suspended between two awaits waits for it: i
   assert.deepEqual(await read, committed)
   assert.equal(await readJson, committedJson)
   assert.deepEqual((await server.store.events.ofSubscription(sub.id, 0, 10)).map((e) => e.type), ['subscription.created'])
-})
-
-test('a read issued while a unit is suspended sees the unit once it has finished, never half of it', async (t) => {
-  const server = await startTestServer(t, { REPLENISH_TODAY: TODAY })
-  const owner = await seedUser(server.store)
-  const sub = await createSubscription(server, owner.key, { interval_length: 1 })
-  let read: Promise<Subscription | undefined> | undefined
-  await server.store.write(async (tx) => {
-    await tx.subscriptions.update((await tx.subscriptions.lock(sub.id))!, { interval_length: 9 })
-    read = server.store.subscriptions.find(sub.id)
-    await tx.subscriptions.update((await tx.subscriptions.lock(sub.id))!, { interval_length: 12 })
-  })
-  assert.equal((await read)?.interval_length, 12)
 })

@@ -9,7 +9,6 @@ import http from 'node:http'
 import {
   createSubscription, seedSubscribable, seedUser, snapshot, startTestServer, type TestServer,
 } from '../helpers/server.ts'
-import { sqliteOf } from '../helpers/store.ts'
 
 const TODAY = '2026-03-15'
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -128,7 +127,7 @@ describe('request bodies', () => {
 
   test('any other media type is a 415 and creates nothing', async () => {
     const alice = await seedUser(server.store)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const bodies: [string, string][] = [
       ['text/plain', 'subscription[interval_length]=1'],
       ['application/xml', '<subscription><interval_length>1</interval_length></subscription>'],
@@ -142,16 +141,16 @@ describe('request bodies', () => {
       assert.deepEqual(res.body, UNSUPPORTED)
       assert.equal(res.headers.get('content-type'), JSON_TYPE)
     }
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('a non-empty body without a content type is a 415', async () => {
     const alice = await seedUser(server.store)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const res = await rawRequest(server.url, 'POST', '/api/v1/subscriptions', { authorization: `Bearer ${alice.key}` }, '{"subscription": {"interval_length": 1}}')
     assert.equal(res.status, 415)
     assert.deepEqual(res.body, UNSUPPORTED)
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('the media type is read case-insensitively and with parameters', async () => {
@@ -185,25 +184,25 @@ describe('request bodies', () => {
 
   test('unparseable JSON is a 400 and creates nothing', async () => {
     const alice = await seedUser(server.store)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     for (const raw of ['{"subscription":', '{subscription: {}}', "{'a': 1}", '{"a": 1,}', 'nope', '{"a": 1}}']) {
       const res = await server.request('POST', '/api/v1/subscriptions', { key: alice.key, raw, headers: { 'content-type': 'application/json' } })
       assert.equal(res.status, 400, raw)
       assert.deepEqual(res.body, { error: 'The request body is not valid JSON' })
       assert.equal(res.headers.get('content-type'), JSON_TYPE)
     }
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('a form structure conflict is a 400 and creates nothing', async () => {
     const alice = await seedUser(server.store)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     for (const form of ['a=1&a[b]=2', 'subscription=1&subscription[interval_length]=2', 'subscription[interval_length]=1&subscription[interval_length][x]=2', 'a[]=1&a[b]=2', 'a[b]=1&a[]=2']) {
       const res = await server.request('POST', '/api/v1/subscriptions', { key: alice.key, form })
       assert.equal(res.status, 400, form)
       assert.deepEqual(res.body, { error: 'Invalid form parameters: conflicting structure' })
     }
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('form parsing is lenient: a bad % escape is kept literally, a bare key is null', async () => {
@@ -274,7 +273,7 @@ describe('request bodies', () => {
     const alice = await seedUser(server.store)
     const item = await seedSubscribable(server.store)
     const sub = await createSubscription(server, alice.key, { line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const json: unknown[] = [{}, { subscription: null }, { subscription: 5 }, { subscription: 'x' }, { subscription: [] }, { subscription: [{ interval_length: 1 }] }, [], [{ interval_length: 1 }], 1, 'subscription', null, true]
     for (const body of json) {
       const create = await server.request('POST', '/api/v1/subscriptions', { key: alice.key, json: body })
@@ -298,7 +297,7 @@ describe('request bodies', () => {
     }
     const formItem = await server.request('PATCH', `/api/v1/line_items/${sub.line_items[0].id}`, { key: alice.key, form: 'quantity=3' })
     assert.deepEqual([formItem.status, formItem.body], [422, missing('subscription_line_item')])
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('unknown body fields are ignored', async () => {
@@ -349,7 +348,7 @@ describe('fields that are not inputs are never applied', () => {
     const alice = await seedUser(server.store)
     const bob = await seedUser(server.store)
     const sub = await createSubscription(server, alice.key)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const res = await server.request('PATCH', `/api/v1/subscriptions/${sub.id}`, { key: alice.key, json: { subscription: { ...FORGED, user_id: bob.id } } })
     assert.equal(res.status, 200)
     assert.deepEqual(res.body, sub)
@@ -358,7 +357,7 @@ describe('fields that are not inputs are never applied', () => {
     })
     assert.equal(form.status, 200)
     assert.deepEqual(form.body, sub)
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('on a line item: id and subscription_id in the body change nothing', async () => {
@@ -367,20 +366,20 @@ describe('fields that are not inputs are never applied', () => {
     const one = await createSubscription(server, alice.key, { line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
     const two = await createSubscription(server, alice.key)
     const li = one.line_items[0]
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const res = await server.request('PATCH', `/api/v1/line_items/${li.id}`, {
       key: alice.key, json: { subscription_line_item: { id: 12345, subscription_id: two.id, created_at: '2000-01-01T00:00:00.000Z' } },
     })
     assert.equal(res.status, 200)
     assert.deepEqual(res.body, li)
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 })
 
 describe('the body limit', () => {
   test('a body over 64 KiB is a 413 and creates nothing; 64 KiB exactly is read', async () => {
     const alice = await seedUser(server.store)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const fill = (size: number): string => {
       const head = '{"subscription": {"interval_length": 1, "pad": "'
       return head + 'x'.repeat(size - head.length - 3) + '"}}'
@@ -391,7 +390,7 @@ describe('the body limit', () => {
     assert.deepEqual(over.body, { error: 'Request body too large' })
     assert.equal(over.headers['content-type'], JSON_TYPE)
     assert.equal(over.headers['connection'], 'close')
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
 
     const exact = await rawRequest(server.url, 'POST', '/api/v1/subscriptions', { authorization: `Bearer ${alice.key}`, 'content-type': 'application/json' }, fill(65_536))
     assert.equal(exact.status, 200)
@@ -400,12 +399,12 @@ describe('the body limit', () => {
 
   test('a chunked body without Content-Length is cut off at the limit too', async () => {
     const alice = await seedUser(server.store)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const chunks = Array.from({ length: 20 }, () => Buffer.alloc(4096, 0x20))
     const res = await rawRequest(server.url, 'POST', '/api/v1/subscriptions', { authorization: `Bearer ${alice.key}`, 'content-type': 'application/json' }, ['{"subscription": {"interval_length": 1}}', ...chunks])
     assert.equal(res.status, 413)
     assert.deepEqual(res.body, { error: 'Request body too large' })
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
     // The server still answers afterwards.
     const next = await server.request('GET', '/api/v1/subscriptions', { key: alice.key })
     assert.equal(next.status, 200)
@@ -449,7 +448,7 @@ describe('responses', () => {
   test('a 5xx answers {error, request_id} only: no stack, no SQL, no key; the error is logged', async (t) => {
     const broken = await startTestServer(t, { REPLENISH_TODAY: TODAY })
     const alice = await seedUser(broken.store)
-    sqliteOf(broken.store).db.close() // every query now throws inside the handler
+    await broken.store.close() // every query now throws inside the handler
     const res = await broken.request('GET', '/api/v1/subscriptions', { key: alice.key, headers: { 'x-request-id': 'req-500' } })
     assert.equal(res.status, 500)
     assert.deepEqual(res.body, { error: 'Internal server error', request_id: 'req-500' })

@@ -9,7 +9,7 @@ import {
   createSubscription, seedPayment, seedSubscribable, seedUser, snapshot, startTestServer, type SeededUser, type TestServer,
 } from '../helpers/server.ts'
 import { ENCODINGS, encoded, type Encoding } from '../helpers/encoding.ts'
-import { sqliteOf } from '../helpers/store.ts'
+import { testSql } from '../helpers/rows.ts'
 
 const TODAY = '2026-03-15'
 const NOT_FOUND = { error: 'The resource you were looking for could not be found.' }
@@ -28,11 +28,11 @@ const update = (id: number, attrs: Record<string, unknown>, encoding: Encoding =
   server.request('PATCH', `/api/v1/subscriptions/${id}`, { key, ...encoded(encoding, { subscription: attrs }) })
 
 async function refused(id: number, attrs: Record<string, unknown>, errors: Record<string, string[]>, encoding: Encoding = 'json'): Promise<void> {
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const res = await update(id, attrs, encoding)
   assert.equal(res.status, 422, `${encoding} ${JSON.stringify(attrs)}: ${res.text}`)
   assert.deepEqual(res.body, errors, `${encoding} ${JSON.stringify(attrs)}`)
-  assert.equal(snapshot(server.store), before, `${encoding} ${JSON.stringify(attrs)} changed the database`)
+  assert.equal(await snapshot(server.store), before, `${encoding} ${JSON.stringify(attrs)} changed the database`)
 }
 
 function address(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -43,13 +43,13 @@ function address(overrides: Record<string, unknown> = {}): Record<string, unknow
 }
 
 /** Direct SQL for situations the API cannot make yet: an older subscription, a past installment. */
-function setCreatedOn(id: number, date: string): void {
-  sqliteOf(server.store).db.prepare('UPDATE subscriptions SET created_on = ? WHERE id = ?').run(date, id)
+async function setCreatedOn(id: number, date: string): Promise<void> {
+  await testSql(server.store).run('UPDATE subscriptions SET created_on = ? WHERE id = ?', date, id)
 }
-function addInstallment(id: number, dueDate: string): void {
+async function addInstallment(id: number, dueDate: string): Promise<void> {
   const now = new Date().toISOString()
-  sqliteOf(server.store).db.prepare(`INSERT INTO installments (subscription_id, due_date, state, line_items, currency, created_at, updated_at)
-    VALUES (?, ?, 'fulfilled', '[]', 'USD', ?, ?)`).run(id, dueDate, now, now)
+  await testSql(server.store).run(`INSERT INTO installments (subscription_id, due_date, state, line_items, currency, created_at, updated_at)
+    VALUES (?, ?, 'fulfilled', '[]', 'USD', ?, ?)`, id, dueDate, now, now)
 }
 
 describe('an update that succeeds answers the whole subscription and stores it', () => {
@@ -77,11 +77,11 @@ describe('an update that succeeds answers the whole subscription and stores it',
 
   test('a body with nothing to change answers the subscription as it is and writes nothing', async () => {
     const sub = await createSubscription(server, alice.key, { interval_length: 1 })
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const res = await update(sub.id, { interval_length: 1, interval_units: 'month' })
     assert.equal(res.status, 200)
     assert.deepEqual(res.body, sub)
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 })
 
@@ -97,9 +97,9 @@ describe('changing the interval moves actionable_date (C7)', () => {
 
   test("from the last installment's due date when there is one, keeping its day", async () => {
     const sub = await createSubscription(server, alice.key, { interval_length: 1 })
-    setCreatedOn(sub.id, '2025-10-31')
-    addInstallment(sub.id, '2025-12-31')
-    addInstallment(sub.id, '2026-01-31')
+    await setCreatedOn(sub.id, '2025-10-31')
+    await addInstallment(sub.id, '2025-12-31')
+    await addInstallment(sub.id, '2026-01-31')
     const res = await update(sub.id, { interval_length: 2 })
     assert.equal(res.status, 200)
     assert.equal(res.body.actionable_date, '2026-03-31')
@@ -108,7 +108,7 @@ describe('changing the interval moves actionable_date (C7)', () => {
 
   test('never before today', async () => {
     const sub = await createSubscription(server, alice.key, { interval_length: 1 })
-    setCreatedOn(sub.id, '2025-06-01')
+    await setCreatedOn(sub.id, '2025-06-01')
     const res = await update(sub.id, { interval_length: 1, interval_units: 'week' })
     assert.equal(res.status, 200)
     assert.equal(res.body.actionable_date, TODAY)
@@ -166,10 +166,10 @@ describe('other fields', () => {
     const stored = await server.store.subscriptions.find(sub.id)
     assert.deepEqual([stored?.payment_method_id, stored?.payment_source_id], [null, null])
     // With no pair stored, one blank id alone changes nothing.
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const lone = await update(sub.id, { payment_method_id: '' }, 'form')
     assert.deepEqual([lone.status, lone.body.payment_method_id, lone.body.payment_source_id], [200, null, null])
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('addresses: given fields are merged over the stored address; null removes it', async () => {
@@ -269,11 +269,11 @@ for (const encoding of ENCODINGS) {
     test('an entry with an empty quantity is ignored, like one without', async () => {
       const coffee = await seedSubscribable(server.store)
       const sub = await createSubscription(server, alice.key, { interval_length: 1, line_items_attributes: [{ subscribable_id: coffee, quantity: 2 }] })
-      const before = snapshot(server.store)
+      const before = await snapshot(server.store)
       const res = await update(sub.id, { line_items_attributes: [{ subscribable_id: coffee, quantity: '' }, { id: sub.line_items[0].id, quantity: '' }] }, encoding)
       assert.equal(res.status, 200, res.text)
       assert.deepEqual(res.body, sub)
-      assert.equal(snapshot(server.store), before)
+      assert.equal(await snapshot(server.store), before)
     })
 
     test('an id of another subscription (even one of the same user) is 404 and nothing changes', async () => {
@@ -282,7 +282,7 @@ for (const encoding of ENCODINGS) {
       const mine = await createSubscription(server, alice.key, { interval_length: 1, line_items_attributes: [{ subscribable_id: coffee, quantity: 1 }] })
       const other = await createSubscription(server, alice.key, { interval_length: 1, line_items_attributes: [{ subscribable_id: coffee, quantity: 1 }] })
       const bobs = await createSubscription(server, bob.key, { interval_length: 1, line_items_attributes: [{ subscribable_id: coffee, quantity: 1 }] })
-      const before = snapshot(server.store)
+      const before = await snapshot(server.store)
       for (const id of [other.line_items[0].id, bobs.line_items[0].id, 999_999, 'abc']) {
         for (const entry of [{ id, quantity: 3 }, { id, _destroy: '1' }]) {
           const res = await update(mine.id, { interval_length: 2, line_items_attributes: [{ subscribable_id: coffee, quantity: 2 }, { id: mine.line_items[0].id, quantity: 7 }, entry] }, encoding)
@@ -290,7 +290,7 @@ for (const encoding of ENCODINGS) {
           assert.deepEqual(res.body, NOT_FOUND)
         }
       }
-      assert.equal(snapshot(server.store), before)
+      assert.equal(await snapshot(server.store), before)
     })
   })
 }
@@ -298,11 +298,11 @@ for (const encoding of ENCODINGS) {
 test('a foreign subscription: 401 and nothing changes, whatever the body', async () => {
   const bob = await seedUser(server.store)
   const sub = await createSubscription(server, alice.key, { interval_length: 1 })
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   for (const attrs of [{ interval_length: 2 }, { interval_length: -1 }, { line_items_attributes: [{ id: 999_999, quantity: 1 }] }]) {
     const res = await update(sub.id, attrs, 'json', bob.key)
     assert.equal(res.status, 401)
     assert.deepEqual(res.body, { error: 'You are not authorized to perform that action.' })
   }
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
 })

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestContext } from 'node:test'
 import { main } from '../../src/cli/main.ts'
+import { newTestLocation } from '../helpers/store.ts'
 
 export const MAIN_TS = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
 const TSX = import.meta.resolve('tsx')
@@ -27,6 +28,16 @@ export function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'replenish-cli-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   return dir
+}
+
+/**
+ * A fresh database of the test backend for REPLENISH_DB (a SQLite file, or a PostgreSQL URL of a
+ * new schema), removed after the test: for tests of behaviour, not of files.
+ */
+export async function testDb(t: TestContext): Promise<string> {
+  const at = await newTestLocation()
+  t.after(() => at.remove())
+  return at.location
 }
 
 /** `replenish ARGS` in-process, with exactly this environment (process.env is not read). */

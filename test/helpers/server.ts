@@ -4,12 +4,15 @@ import { listen, type RunningServer } from '../../src/http/server.ts'
 import { RequestMetrics } from '../../src/http/metrics.ts'
 import { buildApp, buildRoutes, corsOptions } from '../../src/cli/app.ts'
 import type { Store } from '../../src/store/api.ts'
-import { newTestLocation, openTestStore, sqliteOf, type TestStoreOptions } from './store.ts'
+import { newTestLocation, openTestStore, type TestStoreOptions } from './store.ts'
 import { sha256 } from '../../src/api/shared/auth.ts'
 import { newApiKey } from '../../src/admin/users.ts'
 import type { App } from '../../src/api/shared/app.ts'
 import type { AccessLogEntry } from '../../src/http/types.ts'
 import { checkResponse } from './openapi-check.ts'
+
+// Row checks every API test uses, on either backend.
+export { countRows, snapshot } from './rows.ts'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 
@@ -190,23 +193,4 @@ export async function createRichAndBare(server: TestServer): Promise<{ user: See
   })
   const bare = await createSubscription(server, user.key, {})
   return { user, rich, bare }
-}
-
-/** The count of rows in a table (for "a 422 creates nothing"). */
-export function countRows(store: Store, table: string): number {
-  return (sqliteOf(store).db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
-}
-
-/**
- * Every row of every table: compare before and after to prove a request changed nothing. A
- * credential's `last_used_at` is left out: authenticating records it (at most once a minute,
- * whatever the request then does), and that is not a change the request makes.
- */
-export function snapshot(store: Store): string {
-  const { db } = sqliteOf(store)
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name)
-  // WITHOUT ROWID tables (idempotency_keys) have no rowid to order by: they scan in primary key order.
-  const withoutRowid = new Set((db.prepare('SELECT name FROM pragma_table_list WHERE wr = 1').all() as { name: string }[]).map((r) => r.name))
-  const rows = (t: string) => db.prepare(`SELECT * FROM ${t}${withoutRowid.has(t) ? '' : ' ORDER BY rowid'}`).all().map(({ last_used_at: _, ...row }) => row)
-  return JSON.stringify(tables.map((t) => [t, rows(t)]))
 }

@@ -88,7 +88,8 @@ export async function openTestStore(t: TestContext | undefined, options: TestSto
 
 /**
  * The SQLite store behind `store`, for a test of a SQLite mechanism (the body cache, WAL sync,
- * checkpoints) or one that inspects rows with SQL: such a test is SQLite's own.
+ * checkpoints): such a test is SQLite's own. Rows are read and written with SQL on either backend
+ * through test/helpers/rows.ts.
  */
 export function sqliteOf(store: Store): SqliteStore {
   if (store.kind !== 'sqlite') throw new Error(`this test needs the SQLite store, not ${store.kind}`)

@@ -5,7 +5,7 @@ import net, { type AddressInfo } from 'node:net'
 import { listen } from '../../src/http/server.ts'
 import type { AccessLogEntry, Handler, Route } from '../../src/http/types.ts'
 import { ADMIN_TOKEN, seedPayment, seedUser, startTestServer } from '../helpers/server.ts'
-import { sqliteOf } from '../helpers/store.ts'
+import { refuseWrites } from '../helpers/database.ts'
 
 /**
  * Issue 15 item 1, C1: every unexpected error is a 500 with `{"error": "Internal server error",
@@ -161,8 +161,8 @@ test('end to end: a write the database refuses is C1\'s 500 with one error log e
   const server = await startTestServer(t)
   const user = await seedUser(server.store)
   const { methodId } = await seedPayment(server.store, user.id)
-  // The database refuses every write from here on, as a read-only database file does.
-  sqliteOf(server.store).db.exec('PRAGMA query_only = ON')
+  // The database refuses every write from here on, as a read-only database does.
+  const refused = await refuseWrites(server.store)
   const body = JSON.stringify({ payment_method: { active: false } })
   const port = Number(new URL(server.url).port)
   const answer = await exchange(port, [
@@ -174,6 +174,6 @@ test('end to end: a write the database refuses is C1\'s 500 with one error log e
   assert.equal(server.errors.length, 1)
   const entry = server.errors[0] as Record<string, unknown>
   assert.equal(entry['request_id'], 'req-15-1')
-  assert.match(String(entry['stack']), /readonly database[^]*\n\s+at /)
-  assert.ok(!answer.body.includes('readonly'), 'no SQL error text in the answer')
+  assert.match(String(entry['stack']), new RegExp(`${refused.message.source}[^]*\\n\\s+at `))
+  assert.ok(!answer.body.includes(refused.word), 'no SQL error text in the answer')
 })

@@ -7,24 +7,16 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
-import { runCli, tempDir } from '../cli/harness.ts'
+import { runCli, tempDir, testDb } from '../cli/harness.ts'
+import { snapshotAt } from '../helpers/rows.ts'
 import { generateImport } from './generate.ts'
 
 /** Every row of every table, to compare a database before and after. */
-function rows(db: string): string {
-  const conn = new DatabaseSync(db, { readOnly: true })
-  try {
-    const tables = (conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name)
-    return JSON.stringify(tables.map((t) => [t, conn.prepare(`SELECT * FROM ${t}`).all()]))
-  } finally {
-    conn.close()
-  }
-}
+const rows = (db: string): Promise<string> => snapshotAt(db, { lastUsed: true })
 
 test('import FILE prints what it did and exits 0; the same file again is all already present and changes nothing', async (t) => {
   const dir = tempDir(t)
-  const env = { REPLENISH_DB: join(dir, 'r.db') }
+  const env = { REPLENISH_DB: await testDb(t) }
   const file = join(dir, 'shop.jsonl')
   const g = generateImport(12)
   writeFileSync(file, '\uFEFF' + g.lines.join('\r\n') + '\r\n')
@@ -43,18 +35,18 @@ test('import FILE prints what it did and exits 0; the same file again is all alr
       `  line_items             ${g.counts['line_items']} inserted        0 already present`,
     ],
   })
-  const once = rows(env.REPLENISH_DB)
+  const once = await rows(env.REPLENISH_DB)
   const again = await runCli(['import', file], env)
   assert.equal(again.status, 0, again.stderr.join('\n'))
   assert.equal(again.stdout[6], '  subscriptions           0 inserted       12 already present')
-  assert.equal(rows(env.REPLENISH_DB), once)
+  assert.equal(await rows(env.REPLENISH_DB), once)
 })
 
 test('a refused line is status 2 naming the file, the line and the field, and nothing is imported', async (t) => {
   const dir = tempDir(t)
-  const env = { REPLENISH_DB: join(dir, 'r.db') }
+  const env = { REPLENISH_DB: await testDb(t) }
   assert.equal((await runCli(['migrate'], env)).status, 0)
-  const empty = rows(env.REPLENISH_DB)
+  const empty = await rows(env.REPLENISH_DB)
   const file = join(dir, 'shop.jsonl')
   const g = generateImport(12)
   const bad = { type: 'subscription', id: 7, user_id: 100, interval_length: 1, interval_units: 'fortnight', actionable_date: '2026-01-01' }
@@ -64,12 +56,12 @@ test('a refused line is status 2 naming the file, the line and the field, and no
     stdout: [],
     stderr: [`replenish: import: ${file}: line ${g.lines.length + 1} (subscription 7): interval_units is not included in the list; nothing was imported`],
   })
-  assert.equal(rows(env.REPLENISH_DB), empty)
+  assert.equal(await rows(env.REPLENISH_DB), empty)
 })
 
 test('no file, a file that cannot be read, a directory or an empty file: status 2, one line, nothing written', async (t) => {
   const dir = tempDir(t)
-  const env = { REPLENISH_DB: join(dir, 'r.db') }
+  const env = { REPLENISH_DB: await testDb(t) }
   const blank = join(dir, 'blank.jsonl')
   writeFileSync(blank, '\n\n   \n')
   mkdirSync(join(dir, 'folder'))

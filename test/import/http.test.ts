@@ -63,7 +63,7 @@ test('200 with the counts; every value readable through the customer API with th
 test('all or nothing: a bad last line imports nothing and names its line and field', async (t) => {
   const server = await startTestServer(t)
   const g = generateImport(30)
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const bad = JSON.stringify({ type: 'subscription', id: 99999, user_id: 100, interval_length: 1, actionable_date: '2026-01-01', line_items: [{ id: 1, subscribable_id: 777, quantity: 1 }] })
   const res = await post(server, [...g.lines, '', bad].join('\r\n'))
   assert.equal(res.status, 422, res.text)
@@ -73,7 +73,7 @@ test('all or nothing: a bad last line imports nothing and names its line and fie
     line,
     errors: { 'line_items.subscribable_id': ['does not exist (neither stored nor on an earlier line)'] },
   })
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
 })
 
 test('importing the same file twice changes nothing; a file that disagrees with a stored row is refused, naming it', async (t) => {
@@ -81,16 +81,16 @@ test('importing the same file twice changes nothing; a file that disagrees with 
   const g = generateImport(25)
   const file = g.lines.join('\n')
   assert.equal((await post(server, file)).status, 200)
-  const once = snapshot(server.store)
+  const once = await snapshot(server.store)
   const again = await post(server, file)
   assert.equal(again.status, 200, again.text)
   assert.deepEqual(again.body, Object.fromEntries(Object.entries(allInserted(g)).map(([k, v]) => [k, typeof v === 'number' ? v : { inserted: 0, present: (v as { inserted: number }).inserted }])))
-  assert.equal(snapshot(server.store), once)
+  assert.equal(await snapshot(server.store), once)
 
   // A customer skipped since: the stored row is newer than the file, which is refused whole.
   const first = g.subscriptions.find((s) => s.state === 'active' && !s.paused)!
   assert.equal((await server.request('POST', `/api/v1/subscriptions/${first.id}/skip`, { key: g.keys.get(first.user_id) })).status, 200)
-  const skipped = snapshot(server.store)
+  const skipped = await snapshot(server.store)
   const extra = JSON.stringify({ type: 'user', id: 1, email: 'late@example.com' })
   const res = await server.request('POST', IMPORTS, { key: ADMIN_TOKEN, raw: `${extra}\n${file}`, headers: { ...NDJSON, 'accept-language': 'de' } })
   assert.equal(res.status, 422, res.text)
@@ -103,7 +103,7 @@ test('importing the same file twice changes nothing; a file that disagrees with 
     updated_at: ['weicht vom gespeicherten Datensatz mit dieser ID ab'],
   })
   assert.match(res.body.error, new RegExp(`^Zeile ${line} \\(subscription ${first.id}\\): actionable_date weicht`))
-  assert.equal(snapshot(server.store), skipped)
+  assert.equal(await snapshot(server.store), skipped)
 })
 
 test('references, unique values and C6 payment pairing are checked against stored rows and earlier lines', async (t) => {
@@ -120,7 +120,7 @@ test('references, unique values and C6 payment pairing are checked against store
     [{ type: 'subscription', id: 1, user_id: 102, interval_length: 1, actionable_date: '2026-01-01', payment_method_id: 3, payment_source_id: 500 }, { payment_source_type: ['Invalid payment method or source'] }],
     [{ type: 'subscription', id: 1, user_id: 100, interval_length: 1, actionable_date: '2026-01-01', line_items: [{ id: 5000, subscribable_id: 11, quantity: 1 }] }, { 'line_items.id': ['belongs to another subscription'] }],
   ]
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   for (const [line, errors] of cases) {
     const res = await post(server, JSON.stringify(line))
     assert.equal(res.status, 422, res.text)
@@ -128,7 +128,7 @@ test('references, unique values and C6 payment pairing are checked against store
     // The key itself is never in an answer.
     if ('key' in line) assert.ok(!res.text.includes(line.key as string))
   }
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
   // Order matters within a file: a user on a later line is not there yet for an earlier key.
   const backwards = [JSON.stringify({ type: 'api_key', user_id: 1, key: 'x'.repeat(20) }), JSON.stringify({ type: 'user', id: 1, email: 'one@example.com' })]
   assert.equal((await post(server, backwards.join('\n'))).body.line, 1)

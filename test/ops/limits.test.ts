@@ -69,11 +69,11 @@ test('a body over the limit is a 413 and creates nothing, whether its length is 
     assert.equal(res.headers['content-type'], JSON_TYPE)
     assert.equal(res.headers['connection'], 'close')
   }
-  assert.equal(countRows(server.store, 'subscriptions'), 0)
+  assert.equal(await countRows(server.store, 'subscriptions'), 0)
   // Exactly the limit is accepted.
   const at = await send(server, '/api/v1/subscriptions', { key: user.key, chunks: [paddedBody(1024)] })
   assert.equal(at.status, 200)
-  assert.equal(countRows(server.store, 'subscriptions'), 1)
+  assert.equal(await countRows(server.store, 'subscriptions'), 1)
 })
 
 test('the default body limit is 64 KiB', async (t) => {
@@ -104,7 +104,7 @@ test('a client that does not finish its body in time gets a JSON 408, logged as 
   while (server.log.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
   assert.deepEqual(server.log.map((e) => [e.method, e.route, e.status]), [['POST', '/api/v1/subscriptions', 408]])
   assert.deepEqual(server.errors, [])
-  assert.equal(countRows(server.store, 'subscriptions'), 0)
+  assert.equal(await countRows(server.store, 'subscriptions'), 0)
 })
 
 test('a client that hangs up mid-body is logged as 499, not as an error', async (t) => {
@@ -150,7 +150,7 @@ test('each API key has its own token bucket: past the burst it gets 429 with Ret
   // A refused write does nothing.
   const refused = await server.request('POST', '/api/v1/subscriptions', { key: ann.key, json: { subscription: { interval_length: 1 } } })
   assert.equal(refused.status, 429)
-  assert.equal(countRows(server.store, 'subscriptions'), 0)
+  assert.equal(await countRows(server.store, 'subscriptions'), 0)
   assert.equal((await server.request('GET', '/api/v1/subscriptions', { key: bob.key })).status, 200)
   // The access log still names the caller of a refused request.
   assert.deepEqual(server.log.filter((e) => e.status === 429).map((e) => e.user_id), [ann.id, ann.id])

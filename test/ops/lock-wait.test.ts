@@ -23,7 +23,7 @@ async function setup(t: TestContext) {
   const item = await seedSubscribable(server.store)
   const sub = await createSubscription(server, alice.key, { line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
   // A few thousand more rows, as beside a processor run.
-  seedDueSubscriptions(server.store, 3000, '2026-01-01')
+  await seedDueSubscriptions(server.store, 3000, '2026-01-01')
   const lineItem = sub.line_items[0].id as number
   const patch = (quantity: number) =>
     server.request('PATCH', `/api/v1/line_items/${lineItem}`, { key: alice.key, json: { subscription_line_item: { quantity } } })

@@ -1,11 +1,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { join } from 'node:path'
-import { ADMIN_TOKEN, request, seedSubscribable, seedUser, startTestServer } from '../helpers/server.ts'
-import { startServe, tempDir } from '../cli/harness.ts'
-import { sqliteOf } from '../helpers/store.ts'
+import { ADMIN_TOKEN, request, seedUser, startTestServer } from '../helpers/server.ts'
+import { startServe, testDb } from '../cli/harness.ts'
+import type { StoreKind } from '../../src/store/api.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+/** Why /readyz refuses once the store's connections are closed, in each backend's words. */
+const CLOSED: Record<StoreKind, string> = { sqlite: 'database did not answer', postgres: 'the database connection pool is closed' }
 
 test('GET /healthz answers 200 while the process is up, without authentication', async (t) => {
   const server = await startTestServer(t)
@@ -21,10 +22,10 @@ test('GET /readyz answers 200 while the database answers and 503 once it does no
   const ready = await server.request('GET', '/readyz')
   assert.equal(ready.status, 200)
   assert.deepEqual(ready.body, { status: 'ready' })
-  sqliteOf(server.store).db.close()
+  await server.store.close() // its connections are gone: every query fails from now on
   const gone = await server.request('GET', '/readyz')
   assert.equal(gone.status, 503)
-  assert.deepEqual(gone.body, { status: 'not ready', reason: 'database did not answer' })
+  assert.deepEqual(gone.body, { status: 'not ready', reason: CLOSED[server.store.kind] })
   assert.equal(gone.headers.get('content-type'), JSON_TYPE)
   // The process itself is still up.
   assert.equal((await server.request('GET', '/healthz')).status, 200)
@@ -55,63 +56,8 @@ test('with REPLENISH_METRICS_PUBLIC=1 /metrics needs no token', async (t) => {
   assert.match(res.text, /^replenish_database_size_bytes \d+$/m)
 })
 
-/** Prometheus text: `name{labels} value` samples, each family announced by HELP and TYPE. */
-function parseMetrics(text: string): Map<string, number> {
-  const samples = new Map<string, number>()
-  const declared = new Set<string>()
-  for (const line of text.trimEnd().split('\n')) {
-    const meta = /^# (HELP|TYPE) ([a-z_]+) .+$/.exec(line)
-    if (meta) {
-      declared.add(meta[2] as string)
-      continue
-    }
-    const m = /^([a-z_]+)(\{[^}]*\})? (-?[0-9.e+]+)$/.exec(line)
-    assert.ok(m, `not a sample line: ${line}`)
-    const family = (m[1] as string).replace(/_(bucket|sum|count)$/, '')
-    assert.ok(declared.has(m[1] as string) || declared.has(family), `undeclared ${m[1]}`)
-    samples.set(`${m[1]}${m[2] ?? ''}`, Number(m[3]))
-  }
-  return samples
-}
-
-test('/metrics counts requests by method, route template and status, with a latency histogram, memory and database size', async (t) => {
-  const server = await startTestServer(t)
-  const user = await seedUser(server.store)
-  const item = await seedSubscribable(server.store)
-  await server.request('POST', '/api/v1/subscriptions', { key: user.key, json: { subscription: { interval_length: 1, line_items_attributes: [{ subscribable_id: item, quantity: 1 }] } } })
-  for (const id of [999, 998]) await server.request('GET', `/api/v1/subscriptions/${id}`, { key: user.key })
-  await server.request('GET', '/no/such/path')
-  await server.request('GET', '/healthz')
-  const res = await server.request('GET', '/metrics', { key: ADMIN_TOKEN })
-  const m = parseMetrics(res.text)
-
-  assert.equal(m.get('replenish_http_requests_total{method="POST",route="/api/v1/subscriptions",status="200"}'), 1)
-  assert.equal(m.get('replenish_http_requests_total{method="GET",route="/api/v1/subscriptions/:id",status="404"}'), 2)
-  // Unknown paths share one label value: a scanner cannot blow up the series count.
-  assert.equal(m.get('replenish_http_requests_total{method="GET",route="unmatched",status="404"}'), 1)
-  assert.equal(m.get('replenish_http_requests_total{method="GET",route="/healthz",status="200"}'), 1)
-
-  // The histogram is by method and route template too (issue 15): the two GETs of unknown ids share one.
-  const byId = 'method="GET",route="/api/v1/subscriptions/:id"'
-  const buckets = [...m].filter(([k]) => k.startsWith(`replenish_http_request_duration_seconds_bucket{${byId},`))
-  assert.ok(buckets.length >= 5)
-  const counts = buckets.map(([, v]) => v)
-  assert.deepEqual(counts, [...counts].sort((a, b) => a - b), 'buckets are cumulative')
-  assert.equal(m.get(`replenish_http_request_duration_seconds_bucket{${byId},le="+Inf"}`), 2)
-  assert.equal(m.get(`replenish_http_request_duration_seconds_count{${byId}}`), 2)
-  assert.ok((m.get(`replenish_http_request_duration_seconds_sum{${byId}}`) as number) > 0)
-  assert.equal(m.get('replenish_http_request_duration_seconds_count{method="GET",route="unmatched"}'), 1)
-  assert.equal(m.get('replenish_http_request_duration_seconds_count{method="POST",route="/api/v1/subscriptions"}'), 1)
-  assert.ok(![...m.keys()].some((k) => k.includes('/999') || k.includes('/no/such')), 'never a raw path')
-
-  assert.ok((m.get('replenish_process_resident_memory_bytes') as number) > 10_000_000)
-  assert.ok((m.get('replenish_process_heap_used_bytes') as number) > 1_000_000)
-  const size = sqliteOf(server.store).db.prepare('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get() as { n: number }
-  assert.equal(m.get('replenish_database_size_bytes'), size.n)
-})
-
 test('serve logs one JSON line per request after the listening line, and never a key, token, secret or body', async (t) => {
-  const db = join(tempDir(t), 'r.db')
+  const db = await testDb(t)
   const server = await startServe(t, { REPLENISH_DB: db, REPLENISH_ADMIN_TOKEN: ADMIN_TOKEN })
   const customerKey = 'imported-key-SECRET-4242424242'
   const user = await request(server.url, 'POST', '/admin/api/v1/users', { key: ADMIN_TOKEN, json: { user: { email: 'ann@example.com' } } })
@@ -158,31 +104,9 @@ test('serve logs one JSON line per request after the listening line, and never a
 })
 
 test('REPLENISH_LOG=off keeps stdout to the listening line', async (t) => {
-  const db = join(tempDir(t), 'r.db')
+  const db = await testDb(t)
   const server = await startServe(t, { REPLENISH_DB: db, REPLENISH_LOG: 'off' })
   assert.equal((await request(server.url, 'GET', '/healthz')).status, 200)
   assert.equal(await server.stop(), 0)
   assert.deepEqual(server.stdout.filter((l) => l.length > 0), [`replenish listening on ${server.url}`])
-})
-
-test('/metrics reports serve\'s WAL checkpoints (background runs, inline restarts, the WAL\'s length); a store without the checkpoint thread reports none', async (t) => {
-  const withThread = await startTestServer(t, {}, { backgroundCheckpoints: true })
-  const user = await seedUser(withThread.store)
-  const item = await seedSubscribable(withThread.store)
-  const create = { key: user.key, json: { subscription: { interval_length: 1, line_items_attributes: [{ subscribable_id: item, quantity: 1 }] } } }
-  assert.equal((await withThread.request('POST', '/api/v1/subscriptions', create)).status, 200)
-  let m = parseMetrics((await withThread.request('GET', '/metrics', { key: ADMIN_TOKEN })).text)
-  for (let i = 0; i < 200 && (m.get('replenish_wal_checkpoints_total{where="background"}') ?? 0) === 0; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 10))
-    m = parseMetrics((await withThread.request('GET', '/metrics', { key: ADMIN_TOKEN })).text)
-  }
-  const c = sqliteOf(withThread.store).checkpoints()!
-  assert.ok(c.background > 0, 'the thread checkpointed the write')
-  assert.equal(m.get('replenish_wal_checkpoints_total{where="background"}'), c.background)
-  assert.equal(m.get('replenish_wal_checkpoints_total{where="inline"}'), c.inline)
-  assert.ok((m.get('replenish_wal_frames') as number) > 0, 'the WAL holds the write\'s frames')
-
-  const without = await startTestServer(t)
-  const plain = parseMetrics((await without.request('GET', '/metrics', { key: ADMIN_TOKEN })).text)
-  assert.ok(![...plain.keys()].some((k) => k.startsWith('replenish_wal_')), 'no checkpoint series without the thread')
 })

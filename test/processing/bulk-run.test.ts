@@ -16,7 +16,7 @@ const autocheckpoint = (store: Store): number =>
 
 test('during a run the WAL is checkpointed every 32,000 pages; after it, and after a failed one, as before', async (t) => {
   const { store } = await openTestStore(t, { synchronous: 'NORMAL' })
-  seedDueSubscriptions(store, 6, '2026-02-01')
+  await seedDueSubscriptions(store, 6, '2026-02-01')
   const before = autocheckpoint(store)
   assert.notEqual(before, 32_000)
   const during: number[] = []
@@ -25,7 +25,7 @@ test('during a run the WAL is checkpointed every 32,000 pages; after it, and aft
   assert.deepEqual(during, [32_000, 32_000, 32_000, 32_000])
   assert.equal(autocheckpoint(store), before)
 
-  seedDueSubscriptions(store, 2, '2026-02-01')
+  await seedDueSubscriptions(store, 2, '2026-02-01')
   const failing = runProcessor(store, {
     clock: serviceClock('UTC', '2026-02-01'),
     onProgress: () => {

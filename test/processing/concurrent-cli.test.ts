@@ -14,7 +14,7 @@ test('a process run beside a server: a client alternating GET and PATCH througho
   const item = await seedSubscribable(server.store)
   const sub = await createSubscription(server, alice.key, { actionable_date: '2026-06-01', line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
   const lineItem = sub.line_items[0].id as number
-  seedDueSubscriptions(server.store, 4000, '2026-01-10')
+  await seedDueSubscriptions(server.store, 4000, '2026-01-10')
 
   let running = true
   const statuses: number[] = []
@@ -34,5 +34,5 @@ test('a process run beside a server: a client alternating GET and PATCH througho
   assert.match(run.out.at(-1) ?? '', /^processed 4000 subscriptions as of 2026-01-15 /)
   assert.deepEqual(statuses.filter((s) => s !== 200), [])
   assert.equal((await server.store.subscriptions.lineItemById(lineItem))?.quantity, quantity)
-  assertExactlyOnePerSubscription(server.store, 4000)
+  await assertExactlyOnePerSubscription(server.store, 4000)
 })

@@ -47,7 +47,7 @@ test('two processors started at once on one database never make a duplicate (50 
   for (let round = 0; round < 50; round++) {
     const file = join(dir, `round-${round}.db`)
     const store = await freshStore(file)
-    seedDueSubscriptions(store, subscriptions, DUE)
+    await seedDueSubscriptions(store, subscriptions, DUE)
     await store.close()
     const barrier = new SharedArrayBuffer(4)
     // Even rounds wait for the lease like the CLI; odd rounds give up at once like a schedule tick.
@@ -56,7 +56,7 @@ test('two processors started at once on one database never make a duplicate (50 
     for (const r of results) assert.equal(r.error, undefined)
     assert.equal(results.reduce((n, r) => n + r.installments, 0), subscriptions, `round ${round}`)
     const check = await freshStore(file)
-    assertExactlyOnePerSubscription(check, subscriptions)
+    await assertExactlyOnePerSubscription(check, subscriptions)
     await check.close()
   }
 })
@@ -75,7 +75,7 @@ test('a crash inside a batch commits nothing of it; the rerun makes exactly the 
     },
   })
   t.after(() => store.close())
-  seedDueSubscriptions(store, 25, DUE)
+  await seedDueSubscriptions(store, 25, DUE)
   const clock = serviceClock('UTC', DUE)
   await assert.rejects(runProcessor(store, { clock, batchSize: 10 }), /disk full/)
   assert.equal(installments(store), 10)
@@ -86,14 +86,14 @@ test('a crash inside a batch commits nothing of it; the rerun makes exactly the 
   assert.equal(db.prepare('SELECT * FROM leases').all().length, 0, 'the lease is released after a failed run')
   const rerun = await runProcessor(store, { clock, batchSize: 10 })
   assert.deepEqual([rerun.ran, rerun.installments, rerun.completed], [true, 15, true])
-  assertExactlyOnePerSubscription(store, 25)
+  await assertExactlyOnePerSubscription(store, 25)
 })
 
 test('kill -9 in the middle of `replenish process`, then a rerun: exactly one installment per due subscription', async (t) => {
   const file = join(tempDir(t), 'kill.db')
   const subscriptions = 40_000
   const setup = await freshStore(file)
-  seedDueSubscriptions(setup, subscriptions, DUE)
+  await seedDueSubscriptions(setup, subscriptions, DUE)
   await setup.close()
 
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'process', '--as-of', DUE], {
@@ -129,17 +129,17 @@ test('kill -9 in the middle of `replenish process`, then a rerun: exactly one in
   assert.equal(db.prepare('SELECT * FROM leases').all().length, 1)
   const rerun = await runProcessor(store, { clock: serviceClock('UTC', DUE) })
   assert.deepEqual([rerun.ran, rerun.installments], [true, subscriptions - done])
-  assertExactlyOnePerSubscription(store, subscriptions)
+  await assertExactlyOnePerSubscription(store, subscriptions)
 })
 
 test('the unique key alone makes a repeat a no-op: the same batch written twice makes one installment and one event', async (t) => {
   const file = join(tempDir(t), 'unique.db')
   const store = await freshStore(file)
   t.after(() => store.close())
-  seedDueSubscriptions(store, 3, DUE)
+  await seedDueSubscriptions(store, 3, DUE)
   const plans = [1, 2, 3].map((id) => ({ subscription_id: id, due_date: DUE, actionable_date: '2026-03-01', state: 'active' as const }))
   const first = await store.write((tx) => tx.installments.processMany(plans, new Date().toISOString()))
   const second = await store.write((tx) => tx.installments.processMany(plans, new Date().toISOString()))
   assert.deepEqual([[...first].sort(), [...second]], [[1, 2, 3], []])
-  assertExactlyOnePerSubscription(store, 3)
+  await assertExactlyOnePerSubscription(store, 3)
 })

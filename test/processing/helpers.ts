@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { processCommand } from '../../src/cli/process.ts'
 import type { Store } from '../../src/store/api.ts'
 import { ADMIN_TOKEN, type TestServer } from '../helpers/server.ts'
-import { sqliteOf } from '../helpers/store.ts'
+import { testSql } from '../helpers/rows.ts'
 
 /**
  * `replenish process [--as-of DATE]` in this process, on the test server's database (a second
@@ -33,26 +33,30 @@ export async function eventTypes(store: Store, subscriptionId: number): Promise<
  * `n` due monthly subscriptions with one line item each, straight into the database (one
  * statement: fast enough to repeat fifty times). Needs a user 1 and a subscribable 1.
  */
-export function seedDueSubscriptions(store: Store, n: number, due: string): void {
+export async function seedDueSubscriptions(store: Store, n: number, due: string): Promise<void> {
   const now = new Date().toISOString()
-  sqliteOf(store).db.exec(`
-    BEGIN;
-    INSERT OR IGNORE INTO users (id, email, created_at, updated_at) VALUES (1, 'bulk@example.com', '${now}', '${now}');
-    INSERT OR IGNORE INTO subscribables (id, sku, name, subscribable, created_at, updated_at) VALUES (1, 'BULK-1', 'Bulk item', 1, '${now}', '${now}');
+  await testSql(store).exec(`
+    INSERT INTO users (id, email, created_at, updated_at) VALUES (1, 'bulk@example.com', '${now}', '${now}') ON CONFLICT DO NOTHING;
+    INSERT INTO subscribables (id, sku, name, subscribable, created_at, updated_at) VALUES (1, 'BULK-1', 'Bulk item', true, '${now}', '${now}') ON CONFLICT DO NOTHING;
     WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${n})
     INSERT INTO subscriptions (user_id, state, paused, interval_length, interval_units, actionable_date, anchor_day, currency, created_on, created_at, updated_at)
-      SELECT 1, 'active', 0, 1, 'month', '${due}', ${Number(due.slice(8, 10))}, 'USD', '${due}', '${now}', '${now}' FROM k;
+      SELECT 1, 'active', false, 1, 'month', '${due}', ${Number(due.slice(8, 10))}, 'USD', '${due}', '${now}', '${now}' FROM k;
     INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at)
-      SELECT id, 1, 1, '${now}', '${now}' FROM subscriptions WHERE id NOT IN (SELECT subscription_id FROM line_items);
-    COMMIT;
+      SELECT id, 1, 1, '${now}', '${now}' FROM subscriptions WHERE id NOT IN (SELECT subscription_id FROM line_items)
   `)
+  // Ids given explicitly leave PostgreSQL's identity sequences behind: moved on, the store's next user or item gets a free id.
+  if (store.kind === 'postgres') {
+    await testSql(store).exec(`
+      SELECT setval(pg_get_serial_sequence('users', 'id'), (SELECT max(id) FROM users));
+      SELECT setval(pg_get_serial_sequence('subscribables', 'id'), (SELECT max(id) FROM subscribables))
+    `)
+  }
 }
 
 /** Every due subscription has exactly one installment, and nothing else has one. */
-export function assertExactlyOnePerSubscription(store: Store, expected: number): void {
-  const { db } = sqliteOf(store)
-  const r = db.prepare('SELECT count(*) AS n, count(DISTINCT subscription_id) AS subs FROM installments').get() as { n: number; subs: number }
-  assert.deepEqual({ installments: r.n, subscriptions: r.subs }, { installments: expected, subscriptions: expected })
-  const events = db.prepare("SELECT count(*) AS n FROM events WHERE type = 'installment.created'").get() as { n: number }
-  assert.equal(events.n, expected)
+export async function assertExactlyOnePerSubscription(store: Store, expected: number): Promise<void> {
+  const r = await testSql(store).get('SELECT count(*) AS n, count(DISTINCT subscription_id) AS subs FROM installments')
+  assert.deepEqual({ installments: Number(r?.['n']), subscriptions: Number(r?.['subs']) }, { installments: expected, subscriptions: expected })
+  const events = await testSql(store).get("SELECT count(*) AS n FROM events WHERE type = 'installment.created'")
+  assert.equal(Number(events?.['n']), expected)
 }

@@ -5,7 +5,8 @@ import type { Store } from '../../src/store/api.ts'
 import { serviceClock } from '../../src/clock.ts'
 import { processingMonitor } from '../../src/processing/monitor.ts'
 import { runProcessor } from '../../src/processing/processor.ts'
-import { openTestStore, sqliteOf } from '../helpers/store.ts'
+import { openTestStore } from '../helpers/store.ts'
+import { countRows } from '../helpers/rows.ts'
 import { seedDueSubscriptions } from './helpers.ts'
 
 /** What an operator sees: /metrics gauges, /readyz for a stalled processor, and the schedule inside `serve`. */
@@ -19,7 +20,7 @@ async function setup(t: import('node:test').TestContext): Promise<{ store: Store
 
 test('/readyz: stalled once something has been due for more than two schedule periods without a finished run', async (t) => {
   const { store } = await setup(t)
-  seedDueSubscriptions(store, 3, '2026-02-01')
+  await seedDueSubscriptions(store, 3, '2026-02-01')
   const clock = serviceClock('UTC', '2026-02-03')
   const startedAt = Date.parse('2026-11-01T10:00:00.000Z')
   let now = startedAt + 20 * MINUTE
@@ -34,7 +35,7 @@ test('/readyz: stalled once something has been due for more than two schedule pe
   assert.equal(await monitor.readiness(), undefined)
   // Due again later, while the newest finished run is older than two periods: stalled again.
   const later = serviceClock('UTC', '2026-03-02')
-  const lastRun = (sqliteOf(store).db.prepare('SELECT started_at AS s FROM process_runs').get() as { s: string }).s
+  const lastRun = (await store.leases.lastCompletedRunStart()) as string
   const monitorLater = processingMonitor(store, later, { processEvery: 10, startedAt: 0, now: () => Date.parse(lastRun) + 21 * MINUTE })
   assert.equal(await monitorLater.readiness(), `processor stalled: subscriptions due since 2026-03-01 are not processed (last finished run started ${lastRun})`)
   const fresh = processingMonitor(store, later, { processEvery: 10, startedAt: 0, now: () => Date.parse(lastRun) + 19 * MINUTE })
@@ -45,7 +46,7 @@ test('/metrics: installments by state, retries due, the oldest overdue actionabl
   const { store } = await setup(t)
   const clock = serviceClock('UTC', '2026-02-04')
   const monitor = processingMonitor(store, clock, { processEvery: 10, startedAt: Date.now() })
-  seedDueSubscriptions(store, 2, '2026-02-01')
+  await seedDueSubscriptions(store, 2, '2026-02-01')
   const lines = (text: string) => text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))
   assert.deepEqual(lines(await monitor.metrics()), [
     'replenish_installments{state="pending"} 0',
@@ -57,7 +58,7 @@ test('/metrics: installments by state, retries due, the oldest overdue actionabl
     'replenish_processing_last_completed_run_timestamp_seconds 0',
   ])
   await runProcessor(store, { clock })
-  const lastRun = Date.parse((sqliteOf(store).db.prepare('SELECT started_at AS s FROM process_runs').get() as { s: string }).s) / 1000
+  const lastRun = Date.parse((await store.leases.lastCompletedRunStart()) as string) / 1000
   assert.deepEqual(lines(await monitor.metrics()), [
     'replenish_installments{state="pending"} 2',
     'replenish_installments{state="retrying"} 0',
@@ -72,7 +73,7 @@ test('/metrics: installments by state, retries due, the oldest overdue actionabl
 
 test('`serve` catches up at start on its schedule, logs the run, shows it on /metrics and is ready; SIGTERM exits 0', async (t) => {
   const { store, file } = await setup(t)
-  seedDueSubscriptions(store, 4, '2026-01-10') // fell due while the service was down
+  await seedDueSubscriptions(store, 4, '2026-01-10') // fell due while the service was down
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
     cwd: ROOT,
     env: { ...process.env, REPLENISH_DB: file, REPLENISH_PORT: '0', REPLENISH_TODAY: '2026-01-20', REPLENISH_PROCESS_EVERY: '1', REPLENISH_METRICS_PUBLIC: '1', REPLENISH_LOG: 'off' },
@@ -107,5 +108,5 @@ test('`serve` catches up at start on its schedule, logs the run, shows it on /me
   assert.deepEqual([ready.status, await ready.json()], [200, { status: 'ready' }])
   child.kill('SIGTERM')
   assert.equal(await exited, 0)
-  assert.equal((sqliteOf(store).db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n, 4)
+  assert.equal(await countRows(store, 'installments'), 4)
 })

@@ -45,18 +45,18 @@ test('fulfilled: 200 with the installment, the attempt kept, processing_state su
   const [event] = await lastEvents(server, sub.id, 1)
   assert.deepEqual([event?.type, event?.data], ['installment.fulfilled', { object: res.body }])
 
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const again = await outcome(installmentId, { outcome: { result: 'fulfilled', order_reference: 'R-100', message: 'resent' } })
   assert.equal(again.status, 200)
   assert.deepEqual(again.body, res.body)
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
 
   for (const other of [{ result: 'fulfilled', order_reference: 'R-101' }, { result: 'fulfilled' }, { result: 'failed' }]) {
     const refused = await outcome(installmentId, { outcome: other })
     assert.equal(refused.status, 422)
     assert.deepEqual(refused.body, { state: ['cannot record an outcome for an installment which is fulfilled'] })
   }
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
 })
 
 test('a failure: retrying, retry_at = service now + the reprocessing interval, failed + retry_scheduled; the retry comes due on a later run', async (t) => {
@@ -95,10 +95,10 @@ test('a failure: retrying, retry_at = service now + the reprocessing interval, f
   assert.equal(second.body.state, 'retrying')
   assert.equal(second.body.attempts.length, 2)
   // ... and the identical repeat of that one is a replay.
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const replay = await outcome(installmentId, { outcome: { result: 'payment_failed' } })
   assert.deepEqual([replay.status, replay.body], [200, second.body])
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
 })
 
 test('after REPLENISH_MAX_REPROCESSING_DAYS since the first failure, a further failure abandons it and cancels the subscription', async (t) => {
@@ -142,13 +142,13 @@ test('retries stop when the subscription is canceled: open installments are aban
   assert.deepEqual((await eventTypes(server.store, sub.id)).slice(-3), ['installment.abandoned', 'installment.abandoned', 'subscription.canceled'])
   assert.deepEqual((await server.store.events.ofSubscription(sub.id, 0, 1))[0]?.data, { object: canceled.body })
 
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const run = await processAsOf(server, '2026-03-01')
   assert.match(run.out.at(-1) ?? '', /^processed 0 subscriptions .*0 retries due, 0 abandoned$/)
   const failedAgain = await outcome(installmentId, { outcome: { result: 'failed' } })
   assert.deepEqual([failedAgain.status, failedAgain.body], [422, { state: ['cannot record an outcome for an installment which is abandoned'] }])
   const rows = (store: string) => JSON.parse(store).filter(([name]: [string]) => ['installments', 'installment_attempts', 'subscriptions'].includes(name))
-  assert.deepEqual(rows(snapshot(server.store)), rows(before))
+  assert.deepEqual(rows(await snapshot(server.store)), rows(before))
 })
 
 test('the last installment of a pending cancellation is not retried: a failure abandons it', async (t) => {
@@ -180,7 +180,7 @@ test('processing_state follows the last installment, not an older one', async (t
 
 test('outcome requests: result not in the list, missing root, unknown id, no token, customer key, form body, Idempotency-Key', async (t) => {
   const { server, alice, installmentId, outcome } = await setup(t)
-  const before = snapshot(server.store)
+  const before = await snapshot(server.store)
   const bad = await outcome(installmentId, { outcome: { result: 'shipped' } })
   assert.deepEqual([bad.status, bad.body], [422, { result: ['is not included in the list'] }])
   const translated = await outcome(installmentId, { outcome: { result: 'shipped' } }, { 'accept-language': 'es' })
@@ -193,7 +193,7 @@ test('outcome requests: result not in the list, missing root, unknown id, no tok
   assert.deepEqual([anonymous.status, anonymous.body], [401, { error: 'You must specify an admin token.' }])
   const customer = await server.request('POST', `/admin/api/v1/installments/${installmentId}/outcome`, { key: alice.key, json: { outcome: { result: 'fulfilled' } } })
   assert.deepEqual([customer.status, customer.body], [401, { error: 'Invalid admin token.' }])
-  assert.equal(snapshot(server.store), before)
+  assert.equal(await snapshot(server.store), before)
 
   const headers = { 'idempotency-key': 'outcome-1' }
   const form = await server.request('POST', `/admin/api/v1/installments/${installmentId}/outcome`, {

@@ -25,8 +25,8 @@ test('the last progress line is printed once, also when the walk by id ends afte
   const server = await startTestServer(t)
   // More due than ten units hold: the run walks by id, and the ids after the last due row hold
   // none, so the walk learns it is done one unit after it has seen every due row.
-  seedDueSubscriptions(server.store, 30, '2026-01-10')
-  seedDueSubscriptions(server.store, 5, '2026-02-10')
+  await seedDueSubscriptions(server.store, 30, '2026-01-10')
+  await seedDueSubscriptions(server.store, 5, '2026-02-10')
   const lines: string[] = []
   const s = await runProcessor(server.store, { clock: serviceClock('UTC', '2026-01-15'), batchSize: 2, onProgress: progressPrinter((l) => lines.push(l)) })
   assert.equal(s.examined, 30)

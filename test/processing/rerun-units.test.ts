@@ -29,8 +29,8 @@ function rerunningUnits(store: Store): Store {
 }
 
 /** Every phase of a run has work: due ones (some canceling, some resuming), ended ones, retries due and abandoned. */
-function seed(store: Store): void {
-  seedDueSubscriptions(store, 30, '2026-01-10')
+async function seed(store: Store): Promise<void> {
+  await seedDueSubscriptions(store, 30, '2026-01-10')
   const at = '2026-01-01T00:00:00.000Z'
   sqliteOf(store).db.exec(`
     UPDATE subscriptions SET actionable_date = '2026-03-01', end_date = '2026-01-12' WHERE id % 5 = 0;
@@ -58,8 +58,8 @@ for (const batchSize of [2, 5]) {
   test(`a run whose every unit is rolled back and run again does what a plain run does, and counts it once (batches of ${batchSize})`, async (t) => {
     const plain = (await openTestStore(t, { synchronous: "NORMAL" })).store
     const rerun = (await openTestStore(t, { synchronous: "NORMAL" })).store
-    seed(plain)
-    seed(rerun)
+    await seed(plain)
+    await seed(rerun)
     const clock = serviceClock('UTC', '2026-01-15')
     const expected = await runProcessor(plain, { clock, batchSize })
     // Each phase had work, so each one's counts and cursor are under test.

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict'
 import type { Store } from '../../src/store/api.ts'
 import { serviceClock } from '../../src/clock.ts'
 import { processingSchedule } from '../../src/processing/schedule.ts'
-import { openTestStore, sqliteOf } from '../helpers/store.ts'
+import { openTestStore } from '../helpers/store.ts'
+import { countRows } from '../helpers/rows.ts'
 import { seedDueSubscriptions } from './helpers.ts'
 
 /** The processor inside `serve`: a run at start, quiet when idle, errors logged (never thrown), stop waits for the run. */
@@ -17,7 +18,7 @@ const settle = () => new Promise((r) => setTimeout(r, 50))
 
 test('the schedule runs once at start, logs what it did, and stop() waits for the run', async (t) => {
   const store = await setup(t)
-  seedDueSubscriptions(store, 3, '2026-02-01')
+  await seedDueSubscriptions(store, 3, '2026-02-01')
   const log: any[] = []
   const schedule = processingSchedule({ store, clock, processEvery: 10, log: (e) => log.push(e) })
   schedule.start()
@@ -28,7 +29,7 @@ test('the schedule runs once at start, logs what it did, and stop() waits for th
     time: undefined, level: 'info', msg: 'processor run', as_of: '2026-02-01', processed: 3, installments: 3, ended: 0, canceled: 0,
     resumed: 0, retries_due: 0, abandoned: 0, completed: true, ms: undefined,
   }])
-  assert.equal((sqliteOf(store).db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n, 3)
+  assert.equal(await countRows(store, 'installments'), 3)
 })
 
 test('an idle run logs nothing; a schedule of 0 minutes never runs', async (t) => {
@@ -39,14 +40,14 @@ test('an idle run logs nothing; a schedule of 0 minutes never runs', async (t) =
   await settle()
   await idle.stop()
   assert.equal(log.length, 0)
-  assert.equal(sqliteOf(store).db.prepare('SELECT * FROM process_runs').all().length, 1)
-  seedDueSubscriptions(store, 2, '2026-02-01')
+  assert.equal(await countRows(store, 'process_runs'), 1)
+  await seedDueSubscriptions(store, 2, '2026-02-01')
   const off = processingSchedule({ store, clock, processEvery: 0, log: (e) => log.push(e) })
   off.start()
   await settle()
   await off.stop()
   assert.equal(log.length, 0)
-  assert.equal((sqliteOf(store).db.prepare('SELECT count(*) AS n FROM installments').get() as { n: number }).n, 0)
+  assert.equal(await countRows(store, 'installments'), 0)
 })
 
 test('a failing run is logged as an error line and the schedule lives on', async () => {

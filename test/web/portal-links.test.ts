@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import { ADMIN_TOKEN, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
-import { sqliteOf } from '../helpers/store.ts'
+import { countRows, testSql } from '../helpers/rows.ts'
 import { newLink, openLink } from './portal-client.ts'
 
 let server: TestServer
@@ -53,7 +53,7 @@ describe('making a link (admin API)', () => {
     const res = await server.request('POST', `/admin/api/v1/users/${user.id}/portal_sessions`, { key: ADMIN_TOKEN })
     assert.equal(res.status, 201)
     const token = (res.body.url as string).split('/').pop() as string
-    const rows = JSON.stringify(sqliteOf(server.store).db.prepare('SELECT * FROM portal_links').all())
+    const rows = JSON.stringify(await testSql(server.store).all('SELECT * FROM portal_links'))
     assert.ok(!rows.includes(token), 'no link row holds the token')
   })
 
@@ -133,7 +133,7 @@ describe('opening a link', () => {
     const user = await seedUser(server.store)
     const res = await openLink(await newLink(server, user.id))
     const id = /replenish_portal=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1] as string
-    const rows = JSON.stringify(sqliteOf(server.store).db.prepare('SELECT * FROM portal_sessions').all())
+    const rows = JSON.stringify(await testSql(server.store).all('SELECT * FROM portal_sessions'))
     assert.ok(id.length > 0 && !rows.includes(id))
   })
 
@@ -158,14 +158,13 @@ describe('opening a link', () => {
     const user = await seedUser(server.store)
     const url = await newLink(server, user.id)
     const token = url.split('/').pop() as string
-    const { db } = sqliteOf(server.store)
-    const sessions = (db.prepare('SELECT count(*) AS n FROM portal_sessions').get() as { n: number }).n
-    db.prepare("UPDATE portal_links SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?")
-      .run((await import('../../src/api/shared/auth.ts')).sha256(token))
+    const sessions = await countRows(server.store, 'portal_sessions')
+    await testSql(server.store).run("UPDATE portal_links SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?",
+      (await import('../../src/api/shared/auth.ts')).sha256(token))
     const res = await openLink(url, { 'accept-language': 'de' })
     assert.equal(res.status, 410)
     assert.match(await res.text(), /Dieser Link kann nicht mehr verwendet werden/)
-    assert.equal((db.prepare('SELECT count(*) AS n FROM portal_sessions').get() as { n: number }).n, sessions)
+    assert.equal(await countRows(server.store, 'portal_sessions'), sessions)
   })
 
   test('an unknown or malformed token is the same 410 page', async () => {

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ADMIN_TOKEN, createSubscription, seedSubscribable, seedUser, snapshot, startTestServer, type TestServer } from '../helpers/server.ts'
-import { sqliteOf } from '../helpers/store.ts'
+import { testSql } from '../helpers/rows.ts'
 import { asPortal, signIn } from './portal-client.ts'
 
 const CSRF_REFUSED = { error: 'Invalid or missing CSRF token.' }
@@ -57,7 +57,7 @@ describe('the cookie opens the customer API as its user', () => {
     const { user } = await customerWithSubscription()
     const { sub: theirs } = await customerWithSubscription()
     const signed = await signIn(server, user.id)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     for (const [method, path] of [
       ['GET', `/api/v1/subscriptions/${theirs.id}`], ['GET', `/api/v1/subscriptions/${theirs.id}/events`],
       ['POST', `/api/v1/subscriptions/${theirs.id}/skip`], ['POST', `/api/v1/subscriptions/${theirs.id}/cancel`],
@@ -67,7 +67,7 @@ describe('the cookie opens the customer API as its user', () => {
       assert.equal(res.status, 401, `${method} ${path}`)
       assert.deepEqual(res.body, NOT_AUTHORIZED)
     }
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
     const missing = await server.request('GET', '/api/v1/subscriptions/999999', { headers: asPortal(signed, false) })
     assert.equal(missing.status, 404)
   })
@@ -99,13 +99,13 @@ describe('CSRF: a write with the cookie needs the session token', () => {
   test('a cross-site-style POST (cookie, form body, no X-CSRF-Token) is 403 and changes nothing', async () => {
     const { user, sub } = await customerWithSubscription()
     const signed = await signIn(server, user.id)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     const res = await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, {
       headers: { cookie: signed.cookie, origin: 'http://evil.example' }, form: 'subscription[actionable_date]=2027-01-01',
     })
     assert.equal(res.status, 403)
     assert.deepEqual(res.body, CSRF_REFUSED)
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('a wrong or empty token is refused on every write method; the right one is accepted', async () => {
@@ -159,7 +159,7 @@ describe('the session ends', () => {
   test('after 12 h without use the session is refused', async () => {
     const { user } = await customerWithSubscription()
     const signed = await signIn(server, user.id)
-    sqliteOf(server.store).db.prepare("UPDATE portal_sessions SET expires_at = '2000-01-01T00:00:00.000Z'").run()
+    await testSql(server.store).run("UPDATE portal_sessions SET expires_at = '2000-01-01T00:00:00.000Z'")
     const res = await server.request('GET', '/portal/api/session', { headers: asPortal(signed, false) })
     assert.equal(res.status, 401)
     assert.deepEqual(res.body, SESSION_ENDED)
@@ -168,23 +168,23 @@ describe('the session ends', () => {
   test('a use a minute or more after the last one moves the idle expiry on to 12 h from now', async () => {
     const { user } = await customerWithSubscription()
     const signed = await signIn(server, user.id)
-    const { db } = sqliteOf(server.store)
+    const sql = testSql(server.store)
     const soon = new Date(Date.now() + 60_000).toISOString()
-    db.prepare('UPDATE portal_sessions SET expires_at = ?, touched_at = ? WHERE user_id = ?').run(soon, new Date(Date.now() - 61_000).toISOString(), user.id)
+    await sql.run('UPDATE portal_sessions SET expires_at = ?, touched_at = ? WHERE user_id = ?', soon, new Date(Date.now() - 61_000).toISOString(), user.id)
     const before = Date.now()
     assert.equal((await server.request('GET', '/api/v1/subscriptions', { headers: asPortal(signed, false) })).status, 200)
     await server.store.write(async () => undefined) // the touch is written in a unit of its own, not awaited by the request
-    const row = db.prepare('SELECT expires_at FROM portal_sessions WHERE user_id = ?').get(user.id) as { expires_at: string }
+    const row = (await sql.get('SELECT expires_at FROM portal_sessions WHERE user_id = ?', user.id)) as { expires_at: string }
     assert.ok(Date.parse(row.expires_at) >= before + 12 * 3_600_000 - 1_000, row.expires_at)
   })
 
   test('a use within the minute writes nothing', async () => {
     const { user } = await customerWithSubscription()
     const signed = await signIn(server, user.id)
-    const before = snapshot(server.store)
+    const before = await snapshot(server.store)
     assert.equal((await server.request('GET', '/api/v1/subscriptions', { headers: asPortal(signed, false) })).status, 200)
     await server.store.write(async () => undefined)
-    assert.equal(snapshot(server.store), before)
+    assert.equal(await snapshot(server.store), before)
   })
 
   test('an erased user (email null) has no portal: neither the session nor a link works', async () => {
@@ -192,7 +192,7 @@ describe('the session ends', () => {
     const signed = await signIn(server, user.id)
     const { newLink, openLink } = await import('./portal-client.ts')
     const link = await newLink(server, user.id)
-    sqliteOf(server.store).db.prepare('UPDATE users SET email = NULL WHERE id = ?').run(user.id)
+    await testSql(server.store).run('UPDATE users SET email = NULL WHERE id = ?', user.id)
     assert.equal((await server.request('GET', '/portal/api/session', { headers: asPortal(signed, false) })).status, 401)
     assert.equal((await openLink(link)).status, 410)
   })
@@ -202,12 +202,12 @@ describe('the session ends', () => {
     const signed = await signIn(server, user.id)
     const { newLink } = await import('./portal-client.ts')
     await newLink(server, user.id)
-    const count = (table: string): number =>
-      (sqliteOf(server.store).db.prepare(`SELECT count(*) AS n FROM ${table} WHERE user_id = ?`).get(user.id) as { n: number }).n
-    assert.ok(count('portal_sessions') > 0 && count('portal_links') > 0)
+    const count = async (table: string): Promise<number> =>
+      Number((await testSql(server.store).get(`SELECT count(*) AS n FROM ${table} WHERE user_id = ?`, user.id))?.['n'])
+    assert.ok((await count('portal_sessions')) > 0 && (await count('portal_links')) > 0)
     const erased = await server.request('POST', `/admin/api/v1/users/${user.id}/erase`, { key: ADMIN_TOKEN })
     assert.equal(erased.status, 200, erased.text)
-    assert.deepEqual([count('portal_sessions'), count('portal_links')], [0, 0])
+    assert.deepEqual([await count('portal_sessions'), await count('portal_links')], [0, 0])
     assert.equal((await server.request('GET', '/portal/api/session', { headers: asPortal(signed, false) })).status, 401)
   })
 })

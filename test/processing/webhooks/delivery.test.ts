@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestServer } from '../../helpers/server.ts'
 import { sleep, startDispatcher, startReceiver, type Received } from '../../helpers/webhooks.ts'
-import { sqliteOf } from '../../helpers/store.ts'
+import { testSql } from '../../helpers/rows.ts'
 
 const A = '/admin/api/v1'
 
@@ -109,7 +109,7 @@ test('after DELETE nothing more is sent to the endpoint, pending retries include
   await makeEvents(server, 1)
   await sleep(2_000)
   assert.equal(rx.received.length, 2)
-  const states = sqliteOf(server.store).db.prepare('SELECT state FROM webhook_deliveries ORDER BY id').all().map((r) => r['state'])
+  const states = (await testSql(server.store).all('SELECT state FROM webhook_deliveries ORDER BY id')).map((r) => r['state'])
   assert.deepEqual(states, ['canceled', 'canceled'])
 })
 
@@ -125,7 +125,8 @@ test('after rotate_secret deliveries carry two v1= entries, the new secret first
   const sig = signaturesOf(got.headers['replenish-signature'] as string)
   assert.deepEqual(sig.v1, [hmac(rotated.body.secret, sig.t, got.body), hmac(endpoint.secret, sig.t, got.body)])
 
-  sqliteOf(server.store).db.prepare("UPDATE webhook_endpoints SET previous_secret_expires_at = '2000-01-01T00:00:00.000Z'").run()
+  // The old secret's time is up (in the row, rather than waiting a day).
+  await testSql(server.store).run("UPDATE webhook_endpoints SET previous_secret_expires_at = '2000-01-01T00:00:00.000Z'")
   dispatcher.refresh()
   await sleep(50)
   await makeEvents(server, 1)

@@ -5,12 +5,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer } from '../../helpers/server.ts'
-import { sqliteOf } from '../../helpers/store.ts'
+import { testSql } from '../../helpers/rows.ts'
 
 const A = '/admin/api/v1'
 
-const deliveryRows = (server: Awaited<ReturnType<typeof startTestServer>>) =>
-  sqliteOf(server.store).db.prepare('SELECT endpoint_id, event_id, event_type, state FROM webhook_deliveries ORDER BY id').all().map((r) => ({ ...r })) as {
+const deliveryRows = async (server: Awaited<ReturnType<typeof startTestServer>>) =>
+  (await testSql(server.store).all('SELECT endpoint_id, event_id, event_type, state FROM webhook_deliveries ORDER BY id')) as {
     endpoint_id: number; event_id: number; event_type: string; state: string
   }[]
 
@@ -29,7 +29,7 @@ test('each event gets one pending delivery per endpoint whose types match (or *)
 
   const events = (await server.request('GET', `${A}/events`, { key: ADMIN_TOKEN })).body.events as { id: number; type: string }[]
   assert.deepEqual(events.map((e) => e.type), ['subscription.created', 'subscription.canceled'])
-  assert.deepEqual(deliveryRows(server), [
+  assert.deepEqual(await deliveryRows(server), [
     { endpoint_id: all, event_id: events[0]!.id, event_type: 'subscription.created', state: 'pending' },
     { endpoint_id: all, event_id: events[1]!.id, event_type: 'subscription.canceled', state: 'pending' },
     { endpoint_id: canceledOnly, event_id: events[1]!.id, event_type: 'subscription.canceled', state: 'pending' },
@@ -44,10 +44,10 @@ test('a unit that rolls back leaves neither its event nor its delivery; the proc
     throw new Error('rolled back')
   }), /rolled back/)
   await server.store.write(async (tx) => void (await tx.events.record('installment.created', null, { id: 1 })))
-  const rows = deliveryRows(server)
+  const rows = await deliveryRows(server)
   assert.equal(rows.length, 1)
   assert.equal(rows[0]!.event_type, 'installment.created')
-  const events = sqliteOf(server.store).db.prepare('SELECT id, type FROM events').all() as { id: number; type: string }[]
+  const events = (await testSql(server.store).all('SELECT id, type FROM events ORDER BY id')) as { id: number; type: string }[]
   assert.deepEqual(events.map((e) => e.type), ['installment.created'])
   assert.equal(rows[0]!.event_id, events[0]!.id)
 })
