@@ -51,7 +51,9 @@ await esbuild.build({
   logLevel: 'warning',
   define: { REPLENISH_EMBEDDED_ASSETS: JSON.stringify(assets) },
   // Only a server run from source bundles the console itself: esbuild stays out of the binary.
-  external: ['esbuild'],
+  // pg (the PostgreSQL driver, C15) is bundled; its optional native binding (libpq) is never used
+  // and never installed: pg only requires it when asked to (`pg.native`), which we never do.
+  external: ['esbuild', 'pg-native'],
   plugins: [{
     name: 'source-only-modules',
     setup(b) {

@@ -59,7 +59,7 @@ export interface RunSummary {
  * ~120 MB. Fewer while another process writes to the file (pacing.ts).
  */
 export const DEFAULT_BATCH = 2000
-/** PostgreSQL: passes after the walk for rows a request held while it passed, and the pause before each. */
+/** PostgreSQL: passes after the walk for rows a request held while it passed, and the pause before each but the first. */
 const SWEEPS = 3
 const SWEEP_PAUSE_MS = 50
 
@@ -125,7 +125,7 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
       // something to deliver count: the others stay due by design and were examined already.
       // SQLite's walk never steps over a row.
       for (let pass = 0; store.kind === 'postgres' && pass < SWEEPS && !stopped(); pass++) {
-        await sleep(SWEEP_PAUSE_MS)
+        if (pass > 0) await sleep(SWEEP_PAUSE_MS)
         let at = { date: '', id: 0 }
         let found = 0
         for (let full = true; full && !stopped(); await sharing.pause()) {
