@@ -18,9 +18,19 @@
  * `replenish_webhook_deliveries_pending` at 0) and fails unless the receiver got an event for
  * every PATCH acknowledged.
  *
+ * `--db postgres` (issue 24) runs the same scenarios on PostgreSQL: a throwaway cluster the bench
+ * starts itself (bench/lib/postgres.mjs), durable like the SQLite run (fsync on,
+ * synchronous_commit on), seeded with the same rows (bench/lib/seed-postgres.mjs), and pinned to
+ * the servers' core: replenish and its database share core 0 as replenish and its SQLite file do,
+ * and wrk keeps core 1. `--db postgres://…` uses an existing server instead (a fresh schema of
+ * its database, dropped afterwards; not pinned). `--instances 2` starts two `serve` processes on
+ * the one database, both on the servers' core, and drives each with its own wrk process on half
+ * the connections and half the users. Results go to bench/results/latest-postgres.* (see `variant`).
+ *
  *   npm run bench                      # the full run (about 6 minutes)
  *   npm run bench -- --quick           # 2 s × 1 repetition, while developing
  *   npm run bench -- --scenarios get,patch --seconds 5
+ *   npm run bench -- --db postgres     # the same on PostgreSQL
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -32,10 +42,21 @@ import { fileURLToPath } from 'node:url'
 import { evictFromPageCache, hasCommand, memoryPoller, pinned, startServer } from './lib/process.mjs'
 import { INSTALL_HINT, runWrk } from './lib/wrk.mjs'
 import { benchEnv } from './lib/env.mjs'
-import { renderMarkdown, renderTable, summarize } from './lib/report.mjs'
+import { renderMarkdown, renderTable, summarize, variantOf } from './lib/report.mjs'
 import { renderProfile, summarizeProfile } from './lib/profile-summary.mjs'
 import { deleteEndpoint, drain, endpointMetrics, receiverStats, registerEndpoint, resetReceiver } from './lib/webhooks.mjs'
 import { cpuBusyShare, fsType, machine, waitQuiet } from './lib/machine.mjs'
+
+/**
+ * REPLENISH_DB_POOL unless --pool says otherwise: the product's default. Against 20 (2026-11-25,
+ * one cluster, a pool-10 and a pool-20 instance measured alternately, 4 × 3 s each) 20 was no
+ * better: median req/s ratios 20/10 of 1.08 (GET), 1.00 (PATCH), 0.98 (skip), 0.96 (create),
+ * within the noise. With replenish and PostgreSQL on one core, more connections only queue more
+ * transactions for the same core, and each costs a backend's memory.
+ */
+const DEFAULT_POOL = 10
+/** The bench's own cluster; two instances × a pool of 20 and the bench's few stay well under it. */
+const MAX_CONNECTIONS = 100
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const SCENARIOS = {
@@ -60,6 +81,9 @@ const { values: opts } = parseArgs({
     'no-pin': { type: 'boolean', default: false },
     'keep-db': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    db: { type: 'string', default: 'sqlite' },
+    pool: { type: 'string', default: String(DEFAULT_POOL) },
+    instances: { type: 'string', default: '1' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 })
@@ -78,6 +102,10 @@ if (opts.help) {
   --keep-db           keep the database afterwards
   --profile           run replenish from source under --cpu-prof and summarise its hottest functions
                       (self time) into bench/results/profile-*.md; use with --scenarios to profile one
+  --db sqlite         the database: sqlite (default), postgres (a throwaway cluster the bench starts,
+                      pinned beside replenish) or a postgres:// URL (a fresh schema there, dropped after)
+  --pool N            PostgreSQL: REPLENISH_DB_POOL of each instance (default ${DEFAULT_POOL})
+  --instances N       PostgreSQL: serve processes on the one database, each driven by its own wrk (default 1)
 `)
   process.exit(0)
 }
@@ -87,12 +115,18 @@ const reps = Number(opts.reps ?? (opts.quick ? 1 : 3))
 const warmup = Number(opts.warmup ?? (opts.quick ? 1 : 3))
 const connections = Number(opts.connections)
 const threads = Number(opts.threads)
+const pool = Number(opts.pool)
+const instances = Number(opts.instances)
 const scenarios = opts.scenarios.split(',').map((s) => s.trim()).filter(Boolean)
 for (const s of scenarios) if (!(s in SCENARIOS)) die(`unknown scenario ${s}; known: ${Object.keys(SCENARIOS).join(', ')}`)
-for (const [name, n] of Object.entries({ seconds, reps, connections, threads })) {
+const backend = opts.db === 'sqlite' ? 'sqlite' : opts.db === 'postgres' || /^postgres(ql)?:\/\//.test(opts.db) ? 'postgres' : undefined
+if (backend === undefined) die(`--db must be sqlite, postgres or a postgres:// URL, not ${opts.db}`)
+if (backend === 'sqlite' && instances !== 1) die('--instances needs PostgreSQL: a SQLite file is served by one process')
+for (const [name, n] of Object.entries({ seconds, reps, connections, threads, pool, instances })) {
   if (!Number.isInteger(n) || n < 1) die(`--${name} must be a whole number of at least 1`)
 }
 if (!Number.isInteger(warmup) || warmup < 0) die('--warmup must be a whole number')
+if (connections < threads * instances) die('--connections must be at least --threads × --instances')
 
 if (Number(process.versions.node.split('.')[0]) < 24) {
   die(`the bench needs Node 24 (node:sqlite); this is ${process.version}. Run it as \`npm run bench\` (npm puts node_modules/.bin first on PATH).`)
@@ -116,21 +150,26 @@ const dataFile = join(work, 'keys.txt')
 const profileDir = join(work, 'profile')
 // For the admin API (webhook endpoints, /metrics) of this database only; never printed.
 const adminToken = randomBytes(24).toString('hex')
-const env = benchEnv(dbFile, { REPLENISH_ADMIN_TOKEN: adminToken })
 const webhooks = scenarios.includes('patch-webhook')
 
 const started = []
+let database
 let exitCode = 0
 try {
-  log(`replenish: ${replenish.mode}; database ${dbFile} (${fsType(work)})`)
   // Another process loading the machine takes cores from the servers and wrk alike: the ratios
   // stay meaningful only so far, so say so beside the numbers.
   const busy = await cpuBusyShare(1000)
+  database = await openDatabase()
+  log(`replenish: ${replenish.mode}; database ${database.shown}`)
   if (busy > 0.1) log(`warning: the CPUs are ${(busy * 100).toFixed(0)}% busy before the bench starts; expect lower and noisier numbers`)
+  const env = benchEnv(database.location, {
+    REPLENISH_ADMIN_TOKEN: adminToken,
+    ...(backend === 'postgres' ? { REPLENISH_DB_POOL: String(pool) } : {}),
+  })
   const migrated = spawnSync(replenish.command, [...replenish.prefix, 'migrate'], { cwd: ROOT, env, encoding: 'utf8' })
   if (migrated.status !== 0) throw new Error(`replenish migrate failed:\n${migrated.stdout}${migrated.stderr}`)
   const t0 = performance.now()
-  const users = seed(dbFile, new Date().toISOString().slice(0, 10))
+  const users = await database.seed(new Date().toISOString().slice(0, 10))
   writeLuaData(dataFile, users)
   log(`seeded ${USERS} users × ${SUBSCRIPTIONS_PER_USER} subscriptions × ${LINE_ITEMS_PER_SUBSCRIPTION} line items in ${Math.round(performance.now() - t0)} ms`)
 
@@ -141,11 +180,17 @@ try {
   const evicted = replenish.command === binary && evictFromPageCache(binary)
   if (replenish.command === binary) log(evicted ? 'dist/replenish dropped from the page cache before it starts (see evictFromPageCache)' : 'could not drop dist/replenish from the page cache (no GNU dd): its peak RSS includes ~20 MB of cached text')
   const [appCmd, appArgs] = pinned(serverCpu, replenish.command, [...profileArgs, ...replenish.prefix, 'serve'])
-  const app = await startServer('replenish', appCmd, appArgs, { cwd: ROOT, env })
-  started.push(app)
+  const apps = []
+  for (let i = 0; i < instances; i++) {
+    const instance = await startServer(instances === 1 ? 'replenish' : `replenish ${i + 1}`, appCmd, appArgs, { cwd: ROOT, env })
+    started.push(instance)
+    apps.push(instance)
+  }
+  // The admin API and /metrics of any instance see the one database: the first one serves them.
+  const app = apps[0]
   await checkBodies(bare.url, app.url, users[0])
-  log(`bare ${bare.url} (pid ${bare.pid}), replenish ${app.url} (pid ${app.pid}); ` +
-    (pin ? `servers on cpu ${serverCpu}, wrk on cpu ${wrkCpu}` : `not pinned (${cores} core${cores === 1 ? '' : 's'})`))
+  log(`bare ${bare.url} (pid ${bare.pid}), replenish ${apps.map((a) => `${a.url} (pid ${a.pid})`).join(', ')}; ` +
+    (pin ? `servers${database.pid === undefined ? '' : ' and PostgreSQL'} on cpu ${serverCpu}, wrk on cpu ${wrkCpu}` : `not pinned (${cores} core${cores === 1 ? '' : 's'})`))
 
   let receiver
   if (webhooks) {
@@ -154,10 +199,10 @@ try {
     log(`webhook receiver ${receiver.url} (pid ${receiver.pid})${pin ? ` on cpu ${wrkCpu}, beside wrk` : ''}`)
   }
 
-  const targets = [{ key: 'bare', label: 'bare node:http (ceiling)', server: bare, scenario: 'get' }]
+  const targets = [{ key: 'bare', label: 'bare node:http (ceiling)', servers: [bare], scenario: 'get' }]
   for (const s of scenarios) {
     const webhook = s === 'patch-webhook'
-    targets.push({ key: s, label: SCENARIOS[s], server: app, scenario: webhook ? 'patch' : s, webhook })
+    targets.push({ key: s, label: SCENARIOS[s], servers: apps, scenario: webhook ? 'patch' : s, webhook })
   }
   let run = 0
   const acknowledged = { patch: 0, 'patch-webhook': 0, skip: 0, create: 0 }
@@ -167,16 +212,22 @@ try {
     // (a minute at most) for it to pass, and count the measurements that had to start anyway.
     if (!(await waitQuiet(60_000, log))) busyStarts++
     const endpointId = target.webhook ? await startWebhook() : undefined
-    const memory = memoryPoller(target.server.pid)
-    const r = await runWrk({ url: target.server.url, scenario: target.scenario, dataFile, run: ++run, seconds: secs, connections, threads, cpu: wrkCpu })
-    if (!target.server.alive()) throw new Error(`${target.server.name} died during ${target.label}:\n${target.server.stderr()}`)
+    const memory = target.servers.map((s) => memoryPoller(s.pid))
+    const n = target.servers.length
+    ++run
+    const r = combineWrk(await Promise.all(target.servers.map((server, i) => runWrk({
+      url: server.url, scenario: target.scenario, dataFile, run, seconds: secs,
+      connections: Math.floor(connections / n) + (i < connections % n ? 1 : 0), threads, cpu: wrkCpu, slice: i, slices: n,
+    }))))
+    for (const s of target.servers) if (!s.alive()) throw new Error(`${s.name} died during ${target.label}:\n${s.stderr()}`)
     if (r.non2xx > 0 || r.status_errors > 0 || r.socketErrors > 0) {
       throw new Error(`${target.label}: ${r.non2xx} non-2xx answers, ${r.socketErrors} socket errors or timeouts of ${r.requests} requests; every answer must be 2xx`)
     }
-    if (target.server === app && target.key in acknowledged) acknowledged[target.key] += r.requests
+    if (target.servers === apps && target.key in acknowledged) acknowledged[target.key] += r.requests
     // The drain belongs to the webhook scenario's cost: its memory is measured through it.
     const webhook = endpointId === undefined ? undefined : await finishWebhook(endpointId, r.requests)
-    const mem = memory.stop()
+    const mems = memory.map((m) => m.stop())
+    const mem = { peakRssMB: Math.max(...mems.map((m) => m.peakRssMB)), hwmMB: Math.max(...mems.map((m) => m.hwmMB)), peakAnonMB: Math.max(...mems.map((m) => m.peakAnonMB)) }
     return { ...r, ...mem, ...(webhook ? { webhook } : {}) }
   }
 
@@ -234,38 +285,46 @@ try {
     }
   }
 
-  const { hwmMB: appHwm } = memoryPoller(app.pid).stop()
-  const appAnon = Math.max(0, ...targets.filter((t) => t.server === app).flatMap((t) => runs[t.key]).map((r) => r.peakAnonMB ?? 0))
-  await app.stop()
+  const appHwm = Math.max(...apps.map((a) => memoryPoller(a.pid).stop().hwmMB))
+  const appAnon = Math.max(0, ...targets.filter((t) => t.servers === apps).flatMap((t) => runs[t.key]).map((r) => r.peakAnonMB ?? 0))
+  for (const a of apps) await a.stop()
   await bare.stop()
   await receiver?.stop()
   started.length = 0
-  const durability = checkDurability(countEvents(dbFile), acknowledged)
+  const durability = checkDurability(await database.countEvents(), acknowledged)
 
-  const previous = existsSync(join(ROOT, 'bench', 'results', 'latest.json'))
-    ? JSON.parse(readFileSync(join(ROOT, 'bench', 'results', 'latest.json'), 'utf8'))
+  // Each backend (and instance count) is compared with its own last run and recorded apart.
+  const variant = variantOf({ backend, instances })
+  const latest = `latest${variant}`
+  const previous = existsSync(join(ROOT, 'bench', 'results', `${latest}.json`))
+    ? JSON.parse(readFileSync(join(ROOT, 'bench', 'results', `${latest}.json`), 'utf8'))
     : undefined
   const result = summarize({
     targets, runs, previous, appHwm, appAnon, durability,
-    settings: { seconds, reps, warmup, connections, threads, pinned: pin, serverCpu, wrkCpu, replenish: replenish.mode, synchronous: 'FULL', busyStarts, evicted },
-    machine: machine(work, sqliteVersion()),
+    settings: {
+      seconds, reps, warmup, connections, threads, pinned: pin, serverCpu, wrkCpu, replenish: replenish.mode, busyStarts, evicted,
+      backend, ...database.settings,
+    },
+    machine: { ...machine(work, sqliteVersion()), ...database.machine },
   })
   // Only a full run of every scenario becomes latest.*: quick, partial and profiled runs
-  // (a profiler slows the server) are kept under their own names.
-  const full = !opts.quick && !opts.profile && seconds >= 10 && reps >= 3 && scenarios.length === Object.keys(SCENARIOS).length
+  // (a profiler slows the server) are kept under their own names, and so are runs against a
+  // PostgreSQL server other than the bench's own (its core and disk are not this machine's budget).
+  const full = !opts.quick && !opts.profile && seconds >= 10 && reps >= 3 && scenarios.length === Object.keys(SCENARIOS).length &&
+    (backend === 'sqlite' || opts.db === 'postgres')
   const tag = opts.profile ? '-profile' : opts.quick ? '-quick' : full ? '' : '-partial'
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-') + tag
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-') + variant + tag
   const dir = join(ROOT, 'bench', 'results')
   mkdirSync(dir, { recursive: true })
   const md = renderMarkdown(result)
   writeFileSync(join(dir, `${stamp}.json`), JSON.stringify(result, null, 2) + '\n')
   writeFileSync(join(dir, `${stamp}.md`), md)
   if (full) {
-    writeFileSync(join(dir, 'latest.json'), JSON.stringify(result, null, 2) + '\n')
-    writeFileSync(join(dir, 'latest.md'), md)
+    writeFileSync(join(dir, `${latest}.json`), JSON.stringify(result, null, 2) + '\n')
+    writeFileSync(join(dir, `${latest}.md`), md)
   }
   process.stdout.write('\n' + renderTable(result) + '\n')
-  log(`written to bench/results/${stamp}.{md,json}${full ? ' (and latest.*)' : ''}`)
+  log(`written to bench/results/${stamp}.{md,json}${full ? ` (and ${latest}.*)` : ''}`)
   if (opts.profile) {
     // The main thread's profile is the big one (tsx's loader thread writes a small one beside it).
     const file = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'))
@@ -286,10 +345,82 @@ try {
   process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`)
 } finally {
   for (const s of started) await s.stop().catch(() => undefined)
+  await database?.close().catch((err) => log(`closing the database: ${err instanceof Error ? err.message : String(err)}`))
   if (!opts['keep-db']) rmSync(work, { recursive: true, force: true })
-  else log(`database kept in ${work}`)
+  else log(`database kept in ${database?.kept ?? work}`)
 }
 process.exit(exitCode)
+
+/**
+ * The database of this run: where replenish finds it (REPLENISH_DB), how it is seeded and its
+ * events counted, what the results record of it, and `close()` at the end. PostgreSQL's modules
+ * (and the pg driver) load only for a PostgreSQL run.
+ */
+async function openDatabase() {
+  if (backend === 'sqlite') {
+    return {
+      location: dbFile,
+      shown: `${dbFile} (${fsType(work)})`,
+      seed: async (today) => seed(dbFile, today),
+      countEvents: async () => countEvents(dbFile),
+      settings: { synchronous: 'FULL' },
+      machine: {},
+      close: async () => {},
+    }
+  }
+  const { freshSchema, maskedUrl, serverFacts, startCluster } = await import('./lib/postgres.mjs')
+  const { countEventsPostgres, seedPostgres } = await import('./lib/seed-postgres.mjs')
+  const common = (url) => ({
+    location: url,
+    seed: (today) => seedPostgres(url, today),
+    countEvents: () => countEventsPostgres(url),
+  })
+  if (opts.db === 'postgres') {
+    const cluster = await startCluster({ dir: work, cpu: serverCpu, maxConnections: MAX_CONNECTIONS })
+    const facts = await serverFacts(cluster.url).catch(async (err) => {
+      await cluster.stop()
+      throw err
+    })
+    return {
+      ...common(cluster.url),
+      pid: cluster.pid,
+      shown: `PostgreSQL ${facts.version}, the bench's own cluster ${cluster.url} in ${cluster.dataDir} (${fsType(work)}), ` +
+        `${facts.durability}, max_connections ${MAX_CONNECTIONS}${serverCpu === undefined ? '' : `, pinned to cpu ${serverCpu} beside replenish`}`,
+      settings: { pool, instances, synchronous: facts.durability, postgres: 'cluster', postgresCpu: serverCpu, maxConnections: MAX_CONNECTIONS },
+      machine: { postgres: facts.version },
+      close: () => cluster.stop(),
+      kept: `${work} (the cluster stopped; its data directory is ${cluster.dataDir})`,
+    }
+  }
+  const schema = await freshSchema(opts.db)
+  const facts = await serverFacts(schema.url)
+  return {
+    ...common(schema.url),
+    shown: `PostgreSQL ${facts.version} at ${maskedUrl(opts.db)}, schema ${schema.schema}, ${facts.durability} (not pinned: the bench does not own that server)`,
+    settings: { pool, instances, synchronous: facts.durability, postgres: 'existing server' },
+    machine: { postgres: facts.version, databaseFilesystem: 'an existing server' },
+    close: () => (opts['keep-db'] ? Promise.resolve() : schema.drop()),
+    kept: `schema ${schema.schema} of ${maskedUrl(opts.db)}, and ${work}`,
+  }
+}
+
+/**
+ * One measurement from the wrk processes that ran it side by side, one per instance: requests and
+ * rates add up; their latency distributions cannot be merged from percentiles, so each percentile
+ * is the worse of the processes' (one process: its own numbers).
+ */
+function combineWrk(parts) {
+  if (parts.length === 1) return parts[0]
+  const sum = (k) => parts.reduce((n, p) => n + p[k], 0)
+  const max = (k) => Math.max(...parts.map((p) => p[k]))
+  return {
+    requests: sum('requests'), duration_us: max('duration_us'), bytes: sum('bytes'), rps: sum('rps'),
+    non2xx: sum('non2xx'), status_errors: sum('status_errors'), socketErrors: sum('socketErrors'),
+    connect_errors: sum('connect_errors'), read_errors: sum('read_errors'), write_errors: sum('write_errors'), timeouts: sum('timeouts'),
+    p50_us: max('p50_us'), p90_us: max('p90_us'), p99_us: max('p99_us'), max_us: max('max_us'),
+    mean_us: parts.reduce((n, p) => n + p.mean_us * p.requests, 0) / Math.max(1, sum('requests')),
+  }
+}
 
 /** Both servers answer a first request with 200 and a body of about the same size. */
 async function checkBodies(bareUrl, appUrl, user) {

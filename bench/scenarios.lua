@@ -1,10 +1,13 @@
 -- wrk script for `npm run bench`: one scenario per run, rotating over the seeded API keys and the
 -- ids each key owns, so every request is an authorized one that answers 2xx.
 --
---   wrk ... -s bench/scenarios.lua <url> -- <data file> <scenario> <run number> <threads>
+--   wrk ... -s bench/scenarios.lua <url> -- <data file> <scenario> <run number> <threads> [<slice> <slices>]
 --
 -- Scenarios: get, list, patch, skip, create. The data file is written by bench/lib/seed.mjs.
--- Each thread takes its own slice of the users, so no two threads write the same row.
+-- Each thread takes its own slice of the users, so no two threads write the same row. With
+-- several replenish instances (`--instances`), one wrk process drives each, and each process
+-- takes slice <slice> (from 0) of <slices> before its threads divide it: no two processes write
+-- the same row either (two PATCHes of an item to the same quantity would store one event).
 
 local threads = {}
 local thread_count = 0
@@ -31,6 +34,7 @@ end
 
 function init(args)
   local file, nthreads = args[1], tonumber(args[4] or "1")
+  local slice, slices = tonumber(args[5] or "0"), tonumber(args[6] or "1")
   scenario = args[2]
   run = tonumber(args[3] or "0")
   local index = 0
@@ -39,7 +43,7 @@ function init(args)
     if fields[1] == "subscribables" then
       subscribables = split(fields[2], ",")
     else
-      if index % nthreads == (thread_index or 0) then
+      if index % (nthreads * slices) == slice * nthreads + (thread_index or 0) then
         users[#users + 1] = {
           subscriptions = split(fields[2], ","),
           line_items = split(fields[3], ","),

@@ -18,6 +18,15 @@ export const RSS_TARGET_MB = 150
 /** Issue 17: no scenario may lose more than this against its last recorded run (latest.json). */
 export const REGRESSION_LIMIT = 0.05
 
+/**
+ * What a run's files are called after the time stamp, and so which recorded run it is compared
+ * with: each backend and instance count apart (`latest.*` is SQLite's, `latest-postgres.*`
+ * PostgreSQL's, `latest-postgres-2-instances.*` two instances on it).
+ */
+export function variantOf({ backend, instances = 1 }) {
+  return backend === 'postgres' ? `-postgres${instances > 1 ? `-${instances}-instances` : ''}` : ''
+}
+
 const median = (values) => {
   const s = [...values].sort((a, b) => a - b)
   const mid = Math.floor(s.length / 2)
@@ -103,11 +112,12 @@ function cells(r) {
 
 const HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio to bare', 'peak RSS MB', 'vs last', 'target']
 
-/** Whether this run was measured like the recorded one it is compared with (seconds, repetitions, load, pinning). */
+/** Whether this run was measured like the recorded one it is compared with (seconds, repetitions, load, pinning; on PostgreSQL the server, pool and instances too). */
 function sameSettings(result) {
   const a = result.settings
   const b = result.previousSettings ?? {}
-  return ['seconds', 'reps', 'warmup', 'connections', 'threads', 'pinned', 'replenish'].every((k) => a[k] === b[k])
+  const postgres = a.backend === 'postgres' ? ['postgres', 'pool', 'instances'] : []
+  return ['seconds', 'reps', 'warmup', 'connections', 'threads', 'pinned', 'replenish', ...postgres].every((k) => a[k] === b[k])
 }
 
 /** The webhook scenario's line: its ratio to PATCH, the check of every event, and the drains. */
@@ -132,16 +142,39 @@ function footer(result) {
     `acknowledged writes stored: ${result.durability.text || 'no writes measured'} (${result.durability.ok ? 'all stored' : 'SOME MISSING'})`,
     ...webhookLines(result),
     result.previousDate === undefined
-      ? 'vs last: no recorded run (bench/results/latest.json) to compare with'
+      ? `vs last: no recorded run (bench/results/latest${variantOf(s)}.json) to compare with`
       : `vs last: req/s against the last recorded full run (${result.previousDate})${sameSettings(result) ? '' : ', measured with other settings than this run, so only a rough guide'}; ` +
         (result.regressions.length === 0 ? `none lost more than ${REGRESSION_LIMIT * 100}%` : `LOST more than ${REGRESSION_LIMIT * 100}%: ${result.regressions.join(', ')}`),
-    `${s.replenish}, synchronous=${s.synchronous}; wrk ${s.threads} thread(s), ${s.connections} connections, ` +
+    `${s.replenish}, ${s.backend === 'postgres' ? `PostgreSQL ${s.synchronous}, REPLENISH_DB_POOL=${s.pool}, ${s.instances} instance(s)` : `synchronous=${s.synchronous}`}; ` +
+      `wrk ${s.threads} thread(s)${s.instances > 1 ? ` per process, one process per instance,` : ','} ${s.connections} connections${s.instances > 1 ? ' in all' : ''}, ` +
       `${s.warmup} s warm-up, ${s.seconds} s × ${s.reps} repetition(s), medians; ` +
-      (s.pinned ? `servers on cpu ${s.serverCpu}, wrk on cpu ${s.wrkCpu}` : 'not pinned') +
+      (s.pinned ? `servers${s.postgresCpu === undefined ? '' : ' and PostgreSQL'} on cpu ${s.serverCpu}, wrk on cpu ${s.wrkCpu}` : 'not pinned') +
       (s.busyStarts > 0 ? `; ${s.busyStarts} measurement(s) started while other processes kept the CPUs busy` : ''),
     `${result.machine.cpu}, ${result.machine.cores} cores, ${result.machine.memory}, Node ${result.machine.node}, ` +
-      `SQLite ${result.machine.sqlite}, database on ${result.machine.databaseFilesystem}; ` +
+      `${s.backend === 'postgres' ? `PostgreSQL ${result.machine.postgres}` : `SQLite ${result.machine.sqlite}`}, database on ${result.machine.databaseFilesystem}; ` +
       `load average at the end ${result.machine.loadAverageAtEnd.join(' ')}; ${result.date}`,
+  ]
+}
+
+/**
+ * What a PostgreSQL run is, above its table (a SQLite run has none: its footer says it all): the
+ * server, and where it ran, since it shares the servers' core.
+ */
+function heading(result) {
+  const s = result.settings
+  if (s.backend !== 'postgres') return []
+  const where = s.postgres === 'cluster'
+    ? `the bench's own cluster (${s.synchronous}, full_page_writes=on, max_connections ${s.maxConnections}), ` +
+      (s.postgresCpu === undefined
+        ? 'not pinned'
+        : `pinned to cpu ${s.postgresCpu} with replenish and the bare server, so wrk keeps cpu ${s.wrkCpu} to itself: ` +
+          'replenish and its database share one core, as replenish and its SQLite file do in the SQLite run')
+    : `an existing server (${s.synchronous}; not pinned, and its cores are not counted here)`
+  return [
+    `# replenish on PostgreSQL ${result.machine.postgres}${s.instances > 1 ? `, ${s.instances} instances` : ''}`,
+    '',
+    `The same scenarios as the SQLite run, on ${where}. Ratios are to the bare node:http server of this run.`,
+    '',
   ]
 }
 
@@ -149,12 +182,13 @@ export function renderTable(result) {
   const rows = [HEADER, ...result.rows.map(cells)]
   const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => r[i].length)))
   const line = (r) => r.map((c, i) => (i === 0 || i === r.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd()
-  return [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line), '', ...footer(result)].join('\n')
+  return [...heading(result), line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line), '', ...footer(result)].join('\n')
 }
 
 export function renderMarkdown(result) {
   const row = (r) => `| ${r.join(' | ')} |`
   return [
+    ...heading(result),
     row(HEADER),
     row(HEADER.map((_, i) => (i === 0 || i === HEADER.length - 1 ? '---' : '---:'))),
     ...result.rows.map((r) => row(cells(r))),

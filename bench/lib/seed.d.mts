@@ -9,3 +9,4 @@ export const SUBSCRIPTIONS_PER_USER: number
 export const LINE_ITEMS_PER_SUBSCRIPTION: number
 export const SUBSCRIBABLES: number
 export function seed(file: string, today: string): SeededUser[]
+export function addMonth(date: string): string

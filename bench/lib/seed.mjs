@@ -87,7 +87,8 @@ export function sqliteVersion() {
   }
 }
 
-function addMonth(date) {
+/** The same day of the next month, or its last day when it has none (seed-postgres.mjs uses it too). */
+export function addMonth(date) {
   const [y, m, d] = date.split('-').map(Number)
   const year = m === 12 ? y + 1 : y
   const month = m === 12 ? 1 : m + 1
