@@ -1,4 +1,6 @@
 import type pg from 'pg'
+import { COPIED_TABLES, type CopiedTable, type CopySource, type SourceTable } from '../copy-source.ts'
+export { COPIED_TABLES, type CopiedTable, type SourceTable }
 
 /**
  * The PostgreSQL side of `replenish copy` (C15): a SQLite database's rows loaded into an empty
@@ -6,18 +8,6 @@ import type pg from 'pg'
  * array per column; `pg` has no COPY without another package). The source hands rows over in
  * each table's column order; this side knows the target's columns and types from its catalog.
  */
-
-/**
- * Every table a copy brings, parents before children: foreign keys are checked as rows arrive.
- * Not `leases` (a lease is held by a running process, never copied) nor `schema_migrations`
- * (the target's own, written by migrating it).
- */
-export const COPIED_TABLES = [
-  'users', 'api_keys', 'admin_tokens', 'payment_methods', 'payment_sources', 'subscribables', 'subscriptions', 'line_items',
-  'events', 'installments', 'installment_attempts', 'process_runs', 'idempotency_keys', 'webhook_endpoints',
-  'webhook_deliveries', 'portal_links', 'portal_sessions',
-] as const
-export type CopiedTable = (typeof COPIED_TABLES)[number]
 
 /** Tables whose rows must not be in the target: the copied ones, and a lease some process took. */
 const MUST_BE_EMPTY: readonly string[] = [...COPIED_TABLES, 'leases']
@@ -31,17 +21,6 @@ const TRIGGERED_TABLES = ['events', 'subscriptions'] as const
 
 /** Rows per INSERT: large enough that a statement's overhead vanishes, small enough to hold a batch. */
 export const BATCH_ROWS = 5000
-
-export interface SourceTable {
-  /** Rows the source holds (for progress, and the check afterwards). */
-  readonly rows: number
-  /** The highest id the source ever handed out (AUTOINCREMENT's counter included), or 0: the target's sequence starts after it. */
-  readonly lastId: number
-  /** The rows in batches, each row's values in the order of `columns` (integers as numbers, booleans as 0/1). */
-  batches(columns: readonly string[], size: number): Iterable<readonly (readonly unknown[])[]>
-}
-
-export type CopySource = (table: CopiedTable) => SourceTable
 
 /** Rows loaded so far of the table being copied (called after every batch). */
 export type CopyProgress = (table: CopiedTable, done: number, total: number) => void

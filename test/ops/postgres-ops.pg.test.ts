@@ -1,0 +1,92 @@
+/**
+ * Issue 20 (C15) operations on PostgreSQL: /metrics shows the pool, /readyz fails when no pooled
+ * connection answers, the CLI's exit statuses and messages for a newer schema, a wrong password,
+ * an unreachable server and commits that are not durable, and the password never printed.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { ON_POSTGRES, TEST_BACKEND, openTestStore, postgresOf } from '../helpers/store.ts'
+import { ADMIN_TOKEN, startTestServer } from '../helpers/server.ts'
+import { runCli, testDb } from '../cli/harness.ts'
+import { createServer } from 'node:net'
+
+if (!ON_POSTGRES) throw new Error('this test needs PostgreSQL: REPLENISH_TEST_DB=postgres://… (npm test sets it)')
+
+const SECRET = 'not-the-password-0815'
+/** The test server's URL with a password in it (the throwaway cluster trusts every password). */
+const withPassword = (url: string, password = SECRET): string => {
+  const u = new URL(url)
+  u.password = password
+  return u.toString()
+}
+
+test('/metrics shows the pool; /readyz is 503 naming the pool while none of its connections answers', async (t) => {
+  const server = await startTestServer(t)
+  const metrics = await server.request('GET', '/metrics', { key: ADMIN_TOKEN })
+  assert.equal(metrics.status, 200)
+  for (const line of [/^replenish_db_pool_max \d+$/m, /^replenish_db_pool_waiting 0$/m, /^replenish_db_pool_connections\{state="idle"\} \d+$/m, /^replenish_db_pool_connections\{state="in_use"\} \d+$/m, /^replenish_database_size_bytes \d+$/m]) {
+    assert.match(metrics.text, line)
+  }
+  assert.equal((await server.request('GET', '/readyz')).status, 200)
+
+  const { store } = await openTestStore(t)
+  const { pool } = postgresOf(store)
+  const held = await Promise.all(Array.from({ length: pool.options.max ?? 4 }, () => pool.connect()))
+  try {
+    const problem = await store.problem()
+    assert.match(problem ?? '', /^no connection of the PostgreSQL pool answered within 2 s \(\d+ of \d+ in use, 1 waiting\)$/)
+  } finally {
+    for (const c of held) c.release()
+  }
+  assert.equal(await store.problem(), undefined)
+})
+
+test('a database whose schema is newer than the binary: exit 3, saying so', async (t) => {
+  const db = await testDb(t)
+  assert.equal((await runCli(['migrate'], { REPLENISH_DB: db })).status, 0)
+  const { store } = await openTestStore(t, {}, { location: db, remove: () => {} })
+  await postgresOf(store).pool.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'from the future', '2030-01-01T00:00:00.000Z')")
+  await store.close()
+  const run = await runCli(['migrate'], { REPLENISH_DB: db })
+  assert.equal(run.status, 3)
+  assert.match(run.stderr.join('\n'), /schema is version 99, newer than this replenish understands \(version 9\)/)
+})
+
+test('a database that does not exist is exit 3, an unreachable server exit 1; neither prints the password', async () => {
+  // The throwaway cluster trusts every password, so a refused login (28P01) cannot be made here; a
+  // missing database (3D000) is the same kind of failure: permanent, restarting will not help.
+  const missing = new URL(withPassword(TEST_BACKEND))
+  missing.pathname = '/no_such_database'
+  const refused = await runCli(['migrate'], { REPLENISH_DB: missing.toString() })
+  assert.equal(refused.status, 3)
+  assert.match(refused.stderr.join('\n'), /cannot use the database postgres:\/\/postgres:\*\*\*\*\*@127\.0\.0\.1:\d+\/no_such_database: PostgreSQL: database "no_such_database" does not exist/)
+
+  const port = await closedPort()
+  const unreachable = await runCli(['migrate'], { REPLENISH_DB: `postgres://shop:${SECRET}@127.0.0.1:${port}/shop` })
+  assert.equal(unreachable.status, 1)
+  assert.match(unreachable.stderr.join('\n'), /postgres:\/\/shop:\*\*\*\*\*@127\.0\.0\.1:\d+\/shop/)
+  for (const run of [refused, unreachable]) assert.ok(![...run.stdout, ...run.stderr].join('\n').includes(SECRET), 'the password is never printed')
+})
+
+test('commits that are not durable (synchronous_commit=off) are refused under REPLENISH_SYNCHRONOUS=FULL, accepted under NORMAL', async (t) => {
+  const db = await testDb(t)
+  const u = new URL(db)
+  u.searchParams.set('options', `${u.searchParams.get('options') ?? ''} -c synchronous_commit=off`.trim())
+  const full = await runCli(['migrate'], { REPLENISH_DB: u.toString() })
+  assert.equal(full.status, 3)
+  assert.match(full.stderr.join('\n'), /synchronous_commit is off on the server/)
+  const normal = await runCli(['migrate'], { REPLENISH_DB: u.toString(), REPLENISH_SYNCHRONOUS: 'NORMAL' })
+  assert.equal(normal.status, 0, normal.stderr.join('\n'))
+})
+
+/** A loopback port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address()
+      s.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
