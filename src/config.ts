@@ -312,7 +312,8 @@ export function isPostgresUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//i.test(db)
 }
 
-function validPostgresUrl(raw: string): boolean {
+/** A URL with a host, or a socket directory as `?host=` (libpq's form). */
+export function validPostgresUrl(raw: string): boolean {
   try {
     const u = new URL(raw)
     return u.hostname.length > 0 || u.searchParams.has('host')

@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts'
+import { validPostgresUrl, type Config } from '../config.ts'
 import { isPostgresLocation } from '../store/open.ts'
 import { openPostgresStore } from '../store/postgres/store.ts'
 import { maskedUrl } from '../store/postgres/connect-errors.ts'
@@ -29,7 +29,7 @@ export async function copyCommand(config: Config, from: string | undefined, to: 
   if (from === undefined || from === '') throw new UsageError(`copy needs --from, the SQLite database to copy: ${USAGE}`)
   if (to === undefined || to === '') throw new UsageError(`copy needs --to, the empty PostgreSQL database to copy into: ${USAGE}`)
   // Never echoed: the URL may hold a password.
-  if (!isPostgresLocation(to) || !parses(to)) throw new UsageError(`--to: expected postgres://user@host:port/database, got something else (not shown: it may hold a password)`)
+  if (!isPostgresLocation(to) || !validPostgresUrl(to)) throw new UsageError(`--to: expected postgres://user@host:port/database, got something else (not shown: it may hold a password)`)
   const source = openSourceOrRefuse(from)
   try {
     const started = performance.now()
@@ -37,16 +37,6 @@ export async function copyCommand(config: Config, from: string | undefined, to: 
     return report(source, counts, (performance.now() - started) / 1000, io)
   } finally {
     source.close()
-  }
-}
-
-/** A URL with a host, or a socket directory as `?host=` (as REPLENISH_DB takes one). */
-function parses(url: string): boolean {
-  try {
-    const u = new URL(url)
-    return u.hostname.length > 0 || u.searchParams.has('host')
-  } catch {
-    return false
   }
 }
 

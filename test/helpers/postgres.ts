@@ -112,7 +112,7 @@ export async function startPostgresCluster(options: ClusterOptions = {}): Promis
 }
 
 /** A port nothing listens on now (the OS's pick for port 0). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer()
     s.once('error', reject)

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { ON_POSTGRES, TEST_BACKEND, openTestStore, postgresOf } from '../helpers/store.ts'
 import { ADMIN_TOKEN, startTestServer } from '../helpers/server.ts'
 import { runCli, testDb } from '../cli/harness.ts'
-import { createServer } from 'node:net'
+import { freePort } from '../helpers/postgres.ts'
 
 if (!ON_POSTGRES) throw new Error('this test needs PostgreSQL: REPLENISH_TEST_DB=postgres://… (npm test sets it)')
 
@@ -61,7 +61,7 @@ test('a database that does not exist is exit 3, an unreachable server exit 1; ne
   assert.equal(refused.status, 3)
   assert.match(refused.stderr.join('\n'), /cannot use the database postgres:\/\/postgres:\*\*\*\*\*@127\.0\.0\.1:\d+\/no_such_database: PostgreSQL: database "no_such_database" does not exist/)
 
-  const port = await closedPort()
+  const port = await freePort()
   const unreachable = await runCli(['migrate'], { REPLENISH_DB: `postgres://shop:${SECRET}@127.0.0.1:${port}/shop` })
   assert.equal(unreachable.status, 1)
   assert.match(unreachable.stderr.join('\n'), /postgres:\/\/shop:\*\*\*\*\*@127\.0\.0\.1:\d+\/shop/)
@@ -78,15 +78,3 @@ test('commits that are not durable (synchronous_commit=off) are refused under RE
   const normal = await runCli(['migrate'], { REPLENISH_DB: u.toString(), REPLENISH_SYNCHRONOUS: 'NORMAL' })
   assert.equal(normal.status, 0, normal.stderr.join('\n'))
 })
-
-/** A loopback port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address()
-      s.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
-}

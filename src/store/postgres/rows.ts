@@ -7,13 +7,7 @@ import type { Address, LineItem, Subscription } from '../../domain/types.ts'
  */
 
 /** The columns every subscription read selects; `subscriptionOf` maps them. */
-export const SUBSCRIPTION_COLUMNS = [
-  'id', 'user_id', 'state', 'paused', 'interval_length', 'interval_units', 'actionable_date', 'anchor_day', 'end_date',
-  'skip_count', 'successive_skip_count', 'payment_method_id', 'payment_source_id', 'currency', 'processing_state',
-  'shipping_address', 'billing_address', 'created_on', 'created_at', 'updated_at',
-] as const
-
-export const LINE_ITEM_COLUMNS = ['id', 'subscription_id', 'subscribable_id', 'quantity', 'created_at', 'updated_at'] as const
+export { SUBSCRIPTION_COLUMNS, LINE_ITEM_COLUMNS } from '../columns.ts'
 
 /** `alias.a, alias.b, …` for a SELECT list. */
 export const columns = (list: readonly string[], alias = ''): string => list.map((c) => (alias ? `${alias}.${c}` : c)).join(', ')
@@ -65,19 +59,4 @@ export function lineItemOf(r: LineItemRow): LineItem {
   }
 }
 
-let lastMs = Number.NaN
-let lastIso = ''
-
-/**
- * The current time as ISO 8601, the text every timestamp column holds (the same as the SQLite
- * store writes). The text only changes each millisecond, so it is kept for that millisecond:
- * exactly what a fresh call would answer.
- */
-export function nowIso(): string {
-  const ms = Date.now()
-  if (ms !== lastMs) {
-    lastMs = ms
-    lastIso = new Date(ms).toISOString()
-  }
-  return lastIso
-}
+export { nowIso } from '../now.ts'

@@ -1,4 +1,5 @@
 import type { LineItem, State, Subscription, SubscriptionPatch } from '../../domain/types.ts'
+import { COLUMN_OF } from '../columns.ts'
 import type { NewSubscription } from '../../domain/subscription-input.ts'
 import { renderSubscription } from '../../domain/representation.ts'
 import type { AdminSubscriptionFilter, SubscriptionJson, SubscriptionsTx } from '../api.ts'
@@ -9,14 +10,6 @@ import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, s
 const S = columns(SUBSCRIPTION_COLUMNS)
 const L = columns(LINE_ITEM_COLUMNS)
 const LI = columns(LINE_ITEM_COLUMNS, 'li')
-
-const COLUMN_OF: Record<keyof SubscriptionPatch, string> = {
-  state: 'state', paused: 'paused', interval_length: 'interval_length', interval_units: 'interval_units',
-  actionable_date: 'actionable_date', anchor_day: 'anchor_day', end_date: 'end_date', skip_count: 'skip_count',
-  successive_skip_count: 'successive_skip_count', payment_method_id: 'payment_method_id',
-  payment_source_id: 'payment_source_id', currency: 'currency', processing_state: 'processing_state',
-  shipping_address: 'shipping_address', billing_address: 'billing_address',
-}
 
 /** A patch value as its column holds it: addresses are JSON text, `paused` a boolean as it is. */
 function sqlValue(key: keyof SubscriptionPatch, value: unknown): unknown {

@@ -11,13 +11,7 @@ export type Values = readonly (string | number | bigint | null | Uint8Array)[]
  * The columns every subscription read selects, in this order. Rows come back as arrays: node:sqlite
  * builds an object with twenty properties per row otherwise, the largest cost of a read (issue 6).
  */
-export const SUBSCRIPTION_COLUMNS = [
-  'id', 'user_id', 'state', 'paused', 'interval_length', 'interval_units', 'actionable_date', 'anchor_day', 'end_date',
-  'skip_count', 'successive_skip_count', 'payment_method_id', 'payment_source_id', 'currency', 'processing_state',
-  'shipping_address', 'billing_address', 'created_on', 'created_at', 'updated_at',
-] as const
-
-export const LINE_ITEM_COLUMNS = ['id', 'subscription_id', 'subscribable_id', 'quantity', 'created_at', 'updated_at'] as const
+export { SUBSCRIPTION_COLUMNS, LINE_ITEM_COLUMNS } from '../columns.ts'
 
 /**
  * A statement whose rows come back as arrays (`Values`). Every statement a request runs on a hot
@@ -76,19 +70,4 @@ export function plain<T>(r: Row): T {
   return { ...r } as T
 }
 
-let lastMs = Number.NaN
-let lastIso = ''
-
-/**
- * The current time as ISO 8601. Formatting a Date costs about a microsecond and a write asks up to
- * three times (row, parent's updated_at, event); the text only changes each millisecond, so it is
- * kept for that millisecond: exactly what a fresh call would answer.
- */
-export function nowIso(): string {
-  const ms = Date.now()
-  if (ms !== lastMs) {
-    lastMs = ms
-    lastIso = new Date(ms).toISOString()
-  }
-  return lastIso
-}
+export { nowIso } from '../now.ts'

@@ -1,18 +1,11 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import { COLUMN_OF } from '../columns.ts'
 import type { LineItem, State, Subscription, SubscriptionPatch } from '../../domain/types.ts'
 import type { NewSubscription } from '../../domain/subscription-input.ts'
 import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, prepareValues, subscriptionOf, type Values } from './rows.ts'
 import type { BodyCache, SubscriptionJson } from './body-cache.ts'
 import type { AdminSubscriptionFilter } from '../api.ts'
 export type { AdminSubscriptionFilter }
-
-const COLUMN_OF: Record<keyof SubscriptionPatch, string> = {
-  state: 'state', paused: 'paused', interval_length: 'interval_length', interval_units: 'interval_units',
-  actionable_date: 'actionable_date', anchor_day: 'anchor_day', end_date: 'end_date', skip_count: 'skip_count',
-  successive_skip_count: 'successive_skip_count', payment_method_id: 'payment_method_id',
-  payment_source_id: 'payment_source_id', currency: 'currency', processing_state: 'processing_state',
-  shipping_address: 'shipping_address', billing_address: 'billing_address',
-}
 
 function sqlValue(key: keyof SubscriptionPatch, value: unknown): string | number | null {
   if (value === null || value === undefined) return null
