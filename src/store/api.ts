@@ -558,6 +558,12 @@ export interface DeliveriesTx extends DeliveryReads {
   recordRedelivery(id: number, attempt: DeliveryAttempt, succeeded: boolean, atMs: number): Promise<Delivery>
   /** Pending deliveries of deleted endpoints become canceled, at most `limit`; answers how many. */
   cancelOfDeletedEndpoints(limit: number, atMs: number): Promise<number>
+  /**
+   * Deliveries `due` handed out that a stopping dispatcher will not post (fetched but not sent, or
+   * cut off): due again at `atMs` for any instance (PostgreSQL ends their claim; SQLite never
+   * claims, so nothing changes there).
+   */
+  release(ids: readonly number[], atMs: number): Promise<void>
 }
 
 export interface PortalTx extends PortalReads {

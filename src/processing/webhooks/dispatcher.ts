@@ -64,6 +64,8 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
   let refreshTimer: NodeJS.Timeout | undefined
   let refreshing: Promise<void> | undefined
   let stopped = false
+  /** Deliveries fetched but never posted, or cut off by the stop: handed back when it ends. */
+  const unposted: number[] = []
   let cancelNeeded = true
 
   const logError = (msg: string, err: unknown): void =>
@@ -173,6 +175,7 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       if (stopped && sent.attempt.status_code === null) {
         // Cut off by the stop: not a failure of the receiver's; it stays due and goes again after the restart.
         this.unrecorded.delete(d.id)
+        unposted.push(d.id)
       } else {
         const now = Date.now()
         const next = sent.succeeded
@@ -199,6 +202,7 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
 
     close(): void {
       this.closed = true
+      for (const d of this.queue) unposted.push(d.id)
       this.queue.length = 0
       if (this.timer) clearTimeout(this.timer)
       if (this.paceTimer) clearTimeout(this.paceTimer)
@@ -293,6 +297,12 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       for (const w of all) w.target.agent.destroy()
       await idle
       await flush()
+      // What was fetched but not posted goes back at once: another instance need not wait out
+      // this one's claims (PostgreSQL), nor this one's restart.
+      if (unposted.length > 0) {
+        await o.store.write((tx) => tx.deliveries.release(unposted, Date.now()))
+          .catch((err: unknown) => logError('webhook deliveries fetched but not posted could not be handed back; they go again when their claim runs out', err))
+      }
       for (const w of all) w.destroy()
       workers.clear()
     },

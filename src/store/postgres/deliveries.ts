@@ -236,5 +236,10 @@ export function deliveriesRepo(sql: Sql): DeliveriesTx {
     cancelOfDeletedEndpoints(limit: number, atMs: number): Promise<number> {
       return sql.run(CANCEL, [limit, atMs])
     },
+    /** Ends the claims at once: the deliveries were due when they were claimed, so due now. */
+    async release(ids: readonly number[], atMs: number): Promise<void> {
+      if (ids.length === 0) return
+      await sql.run("UPDATE webhook_deliveries SET due_ms = LEAST(due_ms, $2) WHERE id = ANY($1::bigint[]) AND state = 'pending'", [ids, atMs])
+    },
   }
 }

@@ -41,7 +41,7 @@ export interface PostgresStore extends Store {
 const UNIT_TRIES = 5
 /** /readyz fails when the database does not answer through the pool within this. */
 const READY_WITHIN_MS = 2_000
-/** A row lock waited on longer than this fails the unit (a 503), rather than piling requests up. */
+/** A row lock waited on longer than this fails the unit (its request a logged 500), rather than piling requests up. */
 const LOCK_TIMEOUT_MS = 5_000
 
 /**

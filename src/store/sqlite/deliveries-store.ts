@@ -126,6 +126,8 @@ export function deliveriesStore(db: DatabaseSync) {
     cancelOfDeletedEndpoints(limit: number, atMs: number): number {
       return Number(cancel.run(limit, atMs).changes)
     },
+    /** `due` claims nothing here (one serve per file): a delivery it handed out is still due. */
+    release(_ids: readonly number[], _atMs: number): void {},
   }
 }
 export type DeliveriesStore = ReturnType<typeof deliveriesStore>

@@ -51,3 +51,33 @@ test('a claimed delivery is not handed out again until its claim runs out (an in
   assert.deepEqual(await due(now + CLAIM_LEASE_MS - 1), [])
   assert.deepEqual((await due(now + CLAIM_LEASE_MS)).map((d) => d.id), [claimed.id])
 })
+
+test('a stopped dispatcher hands back what it fetched and did not post: another instance posts it at once, not after the claim', async (t) => {
+  const server = await startTestServer(t)
+  // Hangs (until released) every post the first instance makes: 4 in flight, the rest queued.
+  let hang = true
+  const held: (() => void)[] = []
+  const rx = await startReceiver(t, (_req, res) => (hang ? held.push(() => res.end('ok')) : res.end('ok')))
+  t.after(() => held.forEach((f) => f()))
+  assert.equal((await server.request('POST', '/admin/api/v1/webhook_endpoints', { key: ADMIN_TOKEN, json: { webhook_endpoint: { url: rx.url, events: ['*'] } } })).status, 201)
+  const user = await seedUser(server.store)
+  const n = 20
+  for (let i = 0; i < n; i++) await createSubscription(server, user.key)
+
+  const first = webhookDispatcher({ store: server.store, retryBaseSeconds: 1, log: () => {}, pollMs: 5, concurrency: 4 })
+  first.start()
+  await rx.waitFor(4, 5_000)
+  await first.stop(100)
+
+  hang = false
+  const other = await openStoreAt(server.config.db)
+  t.after(() => other.close())
+  const second = webhookDispatcher({ store: other, retryBaseSeconds: 1, log: () => {}, pollMs: 5, concurrency: 4 })
+  second.start()
+  t.after(() => second.stop(100))
+  const started = Date.now()
+  await rx.waitFor(4 + n, 5_000)
+  assert.ok(Date.now() - started < CLAIM_LEASE_MS / 3, 'posted long before the claims would have run out')
+  const posted = new Set(rx.received.slice(4).map((r) => r.headers['replenish-event-id']))
+  assert.equal(posted.size, n, 'every delivery, the cut-off ones too, posted by the other instance')
+})
