@@ -52,10 +52,12 @@ export interface TestResponse {
 
 /**
  * A real server on 127.0.0.1, port 0, on a fresh temporary database, closed after the test.
- * `env` sets REPLENISH_* values as the environment would (REPLENISH_TODAY, limits, …).
+ * `env` sets REPLENISH_* values as the environment would (REPLENISH_TODAY, limits, …); its
+ * REPLENISH_DB makes another instance on that server's database, which stays its first owner's.
  */
 export async function startTestServer(t: TestContext | undefined, env: Record<string, string> = {}, storeOptions: TestStoreOptions = {}): Promise<TestServer> {
-  const at = await newTestLocation()
+  const shared = env['REPLENISH_DB']
+  const at = shared === undefined ? await newTestLocation() : { location: shared, remove: () => {} }
   const config = loadConfig({}, {
     REPLENISH_DB: at.location,
     REPLENISH_PORT: '0',

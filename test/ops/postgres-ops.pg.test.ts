@@ -78,3 +78,26 @@ test('commits that are not durable (synchronous_commit=off) are refused under RE
   const normal = await runCli(['migrate'], { REPLENISH_DB: u.toString(), REPLENISH_SYNCHRONOUS: 'NORMAL' })
   assert.equal(normal.status, 0, normal.stderr.join('\n'))
 })
+
+test('postgresql:// selects PostgreSQL as postgres:// does (C15)', async (t) => {
+  const db = await testDb(t)
+  const run = await runCli(['migrate'], { REPLENISH_DB: db.replace(/^postgres:/, 'postgresql:') })
+  assert.equal(run.status, 0, run.stderr.join('\n'))
+  assert.match(run.stdout.join('\n'), /^database postgresql:\/\/\S+ is at schema version 9$/m)
+  const { store } = await openTestStore(t, {}, { location: db, remove: () => {} })
+  const { rows } = await postgresOf(store).pool.query<{ n: number }>('SELECT max(version) AS n FROM schema_migrations')
+  assert.equal(rows[0]?.n, 9, 'the migration ran in PostgreSQL')
+})
+
+test('two instances answer alike: a key revoked through one fails on the other from its next request (no key cache)', async (t) => {
+  const a = await startTestServer(t)
+  const b = await startTestServer(t, { REPLENISH_DB: a.config.db })
+  const user = await a.request('POST', '/admin/api/v1/users', { key: ADMIN_TOKEN, json: { user: { email: 'two@example.com' } } })
+  const made = await a.request('POST', `/admin/api/v1/users/${user.body.id}/api_keys`, { key: ADMIN_TOKEN })
+  const key = made.body.key as string
+  assert.equal((await b.request('GET', '/api/v1/subscriptions', { key })).status, 200, 'b has seen the key')
+  assert.equal((await a.request('DELETE', `/admin/api/v1/api_keys/${made.body.id}`, { key: ADMIN_TOKEN })).status, 200)
+  const after = await b.request('GET', '/api/v1/subscriptions', { key })
+  assert.equal(after.status, 401)
+  assert.deepEqual(after.body, { error: 'Invalid API key specified.' })
+})

@@ -3,6 +3,8 @@ import { processCommand } from '../../src/cli/process.ts'
 import type { Store } from '../../src/store/api.ts'
 import { ADMIN_TOKEN, type TestServer } from '../helpers/server.ts'
 import { testSql } from '../helpers/rows.ts'
+import { openTestStore } from '../helpers/store.ts'
+import { PROCESSING_LEASE } from '../../src/processing/lease.ts'
 
 /**
  * `replenish process [--as-of DATE]` in this process, on the test server's database (a second
@@ -60,3 +62,17 @@ export async function assertExactlyOnePerSubscription(store: Store, expected: nu
   const events = await testSql(store).get("SELECT count(*) AS n FROM events WHERE type = 'installment.created'")
   assert.equal(Number(events?.['n']), expected)
 }
+
+/** The lease tests' date: every seeded subscription is due on it. */
+export const LEASE_DUE = '2026-02-01'
+
+/** A fresh store with `due` subscriptions due on LEASE_DUE (the lease tests). */
+export async function leaseTestStore(t: import('node:test').TestContext, due = 5): Promise<Store> {
+  const { store } = await openTestStore(t, { synchronous: 'NORMAL' })
+  await seedDueSubscriptions(store, due, LEASE_DUE)
+  return store
+}
+
+/** Another processor takes the lease (free, expired, or already its own) until `expiresAt`. */
+export const holdLease = (store: Store, holder: string, expiresAt: number): Promise<void> =>
+  store.write(async (tx) => assert.equal(await tx.leases.acquire(PROCESSING_LEASE, holder, expiresAt, Date.now(), () => false), undefined))

@@ -6,24 +6,15 @@ import type { Store } from '../../src/store/api.ts'
 import { runProcessor } from '../../src/processing/processor.ts'
 import { LeaseLost, PROCESSING_LEASE } from '../../src/processing/lease.ts'
 import { serviceClock } from '../../src/clock.ts'
-import { openTestStore } from '../helpers/store.ts'
 import { countRows, testSql } from '../helpers/rows.ts'
 import { runSqlNow } from '../helpers/database.ts'
-import { seedDueSubscriptions } from './helpers.ts'
+import { holdLease, LEASE_DUE, leaseTestStore } from './helpers.ts'
 
 /** The processing lease: one processor at a time per database file, and no waiting on the dead. */
-const DUE = '2026-02-01'
+const DUE = LEASE_DUE
 const clock = serviceClock('UTC', DUE)
-
-async function setup(t: import('node:test').TestContext, due = 5): Promise<Store> {
-  const { store } = await openTestStore(t, { synchronous: 'NORMAL' })
-  await seedDueSubscriptions(store, due, DUE)
-  return store
-}
-
-/** Another processor takes the lease (free, expired, or already its own) until `expiresAt`. */
-const hold = (store: Store, holder: string, expiresAt: number): Promise<void> =>
-  store.write(async (tx) => assert.equal(await tx.leases.acquire(PROCESSING_LEASE, holder, expiresAt, Date.now(), () => false), undefined))
+const setup = leaseTestStore
+const hold = holdLease
 const leases = (store: Store) => testSql(store).all('SELECT name, holder, expires_at FROM leases')
 const installments = (store: Store) => countRows(store, 'installments')
 

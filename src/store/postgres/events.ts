@@ -7,7 +7,7 @@ import { columns, nowIso } from './rows.ts'
 const EVENT_COLUMNS = ['id', 'type', 'created_at', 'subscription_id', 'data'] as const
 const E = columns(EVENT_COLUMNS)
 
-interface EventRow {
+export interface EventRow {
   readonly id: number
   readonly type: string
   readonly created_at: string
@@ -15,7 +15,8 @@ interface EventRow {
   readonly data: string
 }
 
-const toEvent = (r: EventRow): EventRecord => ({
+/** An events row as the feed, a subscription's history and the dashboard answer it. */
+export const toEvent = (r: EventRow): EventRecord => ({
   id: r.id,
   type: r.type,
   created_at: r.created_at,

@@ -3,6 +3,7 @@ import { STATES } from '../../domain/types.ts'
 import { OUTCOME_RESULTS, type OutcomeResult } from '../../domain/outcome.ts'
 import type { IdRange, OverviewReads } from '../api.ts'
 import type { Sql } from './sql.ts'
+import { toEvent, type EventRow } from './events.ts'
 
 // States, paused, and the date of every subscription that will make an installment on it up to
 // `through` (C9: acting, with something to deliver; a paused one with a resume date is resumed
@@ -29,14 +30,6 @@ const EVENTS_BEFORE = `WITH RECURSIVE chain(id, n) AS (
     SELECT e.prev_id, chain.n + 1 FROM chain JOIN events e ON e.id = chain.id WHERE e.prev_id IS NOT NULL AND chain.n + 1 < $3::integer
   )
   SELECT e.id, e.type, e.created_at, e.subscription_id, e.data FROM chain JOIN events e ON e.id = chain.id ORDER BY chain.n`
-
-interface EventRow {
-  readonly id: number
-  readonly type: string
-  readonly created_at: string
-  readonly subscription_id: number | null
-  readonly data: string
-}
 
 /** The ids (after, upto] of the rows made from `from` on: ids follow time, so a bisection finds the first. */
 async function rangeFrom<T extends string | number>(last: number, at: (id: number) => Promise<T | undefined>, from: T): Promise<IdRange> {
@@ -105,14 +98,7 @@ export function overviewRepo(sql: Sql): OverviewReads {
     // success would have made it delivered).
     countRetryingDeliveries: () => one("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending' AND attempt_count > 0"),
     async eventsOfSubscription(subscriptionId, before, limit): Promise<EventRecord[]> {
-      const rows = await sql.rows<EventRow>(EVENTS_BEFORE, [subscriptionId, before, limit])
-      return rows.map((r) => ({
-        id: r.id,
-        type: r.type,
-        created_at: r.created_at,
-        subscription_id: r.subscription_id,
-        data: JSON.parse(r.data) as { object: unknown },
-      }))
+      return (await sql.rows<EventRow>(EVENTS_BEFORE, [subscriptionId, before, limit])).map(toEvent)
     },
   }
 }

@@ -4,7 +4,7 @@ import pg from 'pg'
 import type { Store, Tx, Unit } from '../api.ts'
 import { migratePostgres } from './migrations.ts'
 import { numberTypes, RETRYABLE, sqlOn, sqlState, type Sql } from './sql.ts'
-import { connectError, maskedUrl } from './connect-errors.ts'
+import { connectError } from './connect-errors.ts'
 import { accountsRepo } from './accounts.ts'
 import { catalogRepo } from './catalog.ts'
 import { subscriptionsRepo } from './subscriptions.ts'
@@ -96,14 +96,14 @@ export async function openPostgresStore(url: string, options: PostgresOptions): 
     await pool.end().catch(() => {})
     throw connectError(url, err)
   }
-  return postgresStore(pool, url)
+  return postgresStore(pool)
 }
 
 export class DurabilityRefused extends Error {
   override readonly name = 'DurabilityRefused'
 }
 
-function postgresStore(pool: pg.Pool, url: string): PostgresStore {
+function postgresStore(pool: pg.Pool): PostgresStore {
   // When this store last pruned old Idempotency-Keys (repositories are made per unit).
   const pruned = newPruneClock()
   const reads = txOn(sqlOn(pool), pruned)
@@ -138,7 +138,10 @@ function postgresStore(pool: pg.Pool, url: string): PostgresStore {
         const p = this.poolStats()
         return `no connection of the PostgreSQL pool answered within ${READY_WITHIN_MS / 1000} s (${p.size - p.idle} of ${p.max} in use, ${p.waiting} waiting)`
       } catch (err) {
-        return `PostgreSQL at ${maskedUrl(url)} did not answer: ${(err as Error).message}`
+        // /readyz is public: the reason names no host, address, user or database.
+        const code = (err as { code?: unknown }).code
+        if (typeof code === 'string' && sqlState(err) === undefined) return `PostgreSQL cannot be reached (${code})`
+        return `PostgreSQL did not answer: ${(err as Error).message}`
       } finally {
         clearTimeout(timer)
       }
