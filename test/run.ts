@@ -68,7 +68,9 @@ if (!url) {
   console.log(`\nPostgreSQL: the suite again, ${files.length} of ${all.length} files (the others test SQLite's own mechanisms)`)
   let pgStatus = 1
   try {
-    pgStatus = await run(process.execPath, [...NODE_TEST, ...files], { ...process.env, REPLENISH_TEST_DB: url })
+    // Two files at a time: each has its own schemas, and most of a PostgreSQL test's time is
+    // waiting on the server (measured: 677 tests in 70–71 s, against 120–158 s one at a time).
+    pgStatus = await run(process.execPath, [...NODE_TEST, '--test-concurrency=2', ...files], { ...process.env, REPLENISH_TEST_DB: url })
   } finally {
     await stop()
   }
