@@ -185,3 +185,19 @@ test('below the restart mark, COMMITs within the pause between runs start none',
   assert.equal(checkpointer.counts.background, 1)
   assert.equal(checkpointer.counts.inline, 0)
 })
+
+test('stop() is bounded: a thread that does not end after its close is terminated after 5 s, and that is reported', async (t) => {
+  const { db, file } = walDatabase(t)
+  const reported: string[] = []
+  // Ignores the close and keeps its event loop alive, as the thread once did in a test process.
+  const stuck = `
+const { parentPort } = require('node:worker_threads')
+setInterval(() => {}, 1000)
+parentPort.on('message', () => {})`
+  const checkpointer = new Checkpointer(db, file, (m) => reported.push(m), stuck)
+  const started = Date.now()
+  await checkpointer.stop()
+  const waited = Date.now() - started
+  assert.ok(waited >= 4_900 && waited < 8_000, `stop() ended after ${waited} ms`)
+  assert.deepEqual(reported, ['the checkpoint thread did not end within 5 s of its close; it was terminated'])
+})

@@ -43,6 +43,8 @@ parentPort.on('message', (message) => {
  * happens against 8,000, for the same throughput (docs/performance.md, step 11).
  */
 export const RESTART_FRAMES = 16000
+/** How long stop() waits for the thread to end after its close before ending it. */
+const STOP_WAIT_MS = 5_000
 /**
  * A background checkpoint starts at most this often: each one syncs both files, and copies a
  * page once however many times it was written since the last one (200 ms against 50 ms: PATCH
@@ -101,8 +103,12 @@ export class Checkpointer {
   private readonly exited: Promise<void>
   readonly counts: CheckpointCounts = { background: 0, inline: 0 }
 
+  /** Where a failure of the thread is reported (serve's error log). */
+  private readonly report: (message: string) => void
+
   /** `source` replaces the thread's code (tests make it fail). */
   constructor(db: DatabaseSync, file: string, onError: (message: string) => void, source = WORKER_SOURCE) {
+    this.report = onError
     this.inlineCheckpoint = prepareValues(db, 'PRAGMA wal_checkpoint(PASSIVE)')
     this.worker = new Worker(source, {
       eval: true,
@@ -187,7 +193,17 @@ export class Checkpointer {
       this.worker.ref()
       this.worker.postMessage('close')
     }
-    await this.exited
+    // Bounded: a thread that has not ended after its close (seen twice, in test processes that
+    // ran serve in-process; not reproduced since) must not hold the server's shutdown for ever.
+    // It is ended: its connection only checkpoints, so nothing is lost.
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_WAIT_MS)))
+    const ended = await Promise.race([this.exited.then(() => 'ended' as const), late])
+    clearTimeout(timer)
+    if (ended === 'late') {
+      this.report(`the checkpoint thread did not end within ${STOP_WAIT_MS / 1000} s of its close; it was terminated`)
+      await this.worker.terminate()
+    }
   }
 
   /** Ends the thread without waiting (a close that was not preceded by stop). */
