@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util'
 import { ConfigError, KNOWN_VARIABLES, loadConfig, OPTIONS, parseArgsOptions } from '../config.ts'
-import { databaseErrorKind, DatabaseDirectoryMissing, DatabaseOpenError } from '../store/open.ts'
+import { databaseErrorKind, DatabaseDirectoryMissing, DatabaseOpenError, TlsSettingRefused } from '../store/open.ts'
 import { serve } from './serve.ts'
 import { BackupFailed, backupCommand, createAdminTokenCommand, createKeyCommand, createUserCommand, listAdminTokensCommand, migrateCommand, revokeAdminTokenCommand, UsageError } from './commands.ts'
 import { processCommand } from './process.ts'
@@ -124,6 +124,8 @@ function failure(e: unknown, io: CliIo): number {
   if (code?.startsWith('ERR_PARSE_ARGS') === true) return say(`${(e as Error).message}; try replenish --help`, EXIT.usage)
   // A missing directory is a wrong --db / REPLENISH_DB (config.ts says so first; this is a race).
   if (e instanceof DatabaseDirectoryMissing) return say(e.message, EXIT.usage)
+  // A TLS setting of the PostgreSQL URL (or PGSSL*) that cannot work as given: a bad setting too.
+  if (e instanceof TlsSettingRefused) return say(e.message, EXIT.usage)
   // Transient (1): systemd's Restart=on-failure retries; unusable (3): RestartPreventExitStatus.
   if (e instanceof DatabaseOpenError) return say(e.message, e.transient ? EXIT.failure : EXIT.database)
   if (e instanceof BackupFailed) return say(e.message, EXIT.failure)

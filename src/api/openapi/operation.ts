@@ -77,6 +77,8 @@ function statuses(method: Method, path: string, spec: OperationSpec): Record<str
   out['408'] = use('RequestTimeout')
   out['431'] = use('HeadersTooLarge')
   out['500'] = use('InternalError')
+  // Every route with credentials reads the database (its key or token at least).
+  if (spec.auth !== 'none') out['503'] = use('ServiceUnavailable')
   return out
 }
 
