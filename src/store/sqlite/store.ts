@@ -1,7 +1,8 @@
 import { backup as sqliteBackup, type DatabaseSync } from 'node:sqlite'
 import { WAL_AUTOCHECKPOINT_PAGES, openDatabase } from './db.ts'
 import { Writer } from './writer.ts'
-import { LOCKED_ELSEWHERE, describeWriteFailure } from './write-failure.ts'
+import { LOCKED_ELSEWHERE, describeWriteFailure, isDiskFull } from './write-failure.ts'
+import { Outage, StoreUnavailable } from '../unavailable.ts'
 import { startHeartbeat, type Heartbeat } from '../heartbeat.ts'
 import { WalSync } from './wal-sync.ts'
 import { BodyCache } from './body-cache.ts'
@@ -51,6 +52,9 @@ export interface StoreOptions {
  * for milliseconds at a time.
  */
 export const LOCK_WAIT_NOT_READY_MS = 1_000
+
+/** What a 503 asks a client to wait while the disk is full: someone has to make room first. */
+const DISK_FULL_RETRY_AFTER_SECONDS = 10
 
 /** What only the SQLite store has besides the interface: for tests, `/metrics` and the CLI. */
 export interface SqliteStore extends Store {
@@ -148,6 +152,8 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     const last = writer.lastOutcome.error
     return last === undefined ? undefined : describeWriteFailure(last)
   }
+  // A write refused for want of space is StoreUnavailable (a 503), its outage lasting until a write lands.
+  const diskFull = new Outage()
   const checkpoints = (): { background: number; inline: number; walFrames: number } | undefined =>
     checkpointer ? { ...checkpointer.counts, walFrames: checkpointer.frames } : undefined
   return {
@@ -164,7 +170,16 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     portal: readFacade(repos.portal, writer),
     overview: readFacade(repos.overview, writer),
     write<T>(unit: Unit<T>): Promise<T> {
-      return writer.write(() => unit(tx))
+      const asked = performance.now()
+      return writer.write(() => unit(tx)).then(
+        (value) => {
+          diskFull.succeeded(asked)
+          return value
+        },
+        (err: unknown) => {
+          throw isDiskFull(err) ? new StoreUnavailable('the disk is full (SQLite: database or disk is full)', diskFull.failed(), DISK_FULL_RETRY_AFTER_SECONDS, err) : err
+        },
+      )
     },
     async bulk<T>(job: () => Promise<T>): Promise<T> {
       const before = (autocheckpoint.get() as { wal_autocheckpoint: number }).wal_autocheckpoint
