@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import type { Store, Tx, Unit } from '../api.ts'
+import { SYSTEM_UNIT, type Store, type Tx, type Unit, type UnitContext } from '../api.ts'
 import { migratePostgres } from './migrations.ts'
 import { numberTypes, RETRYABLE, sqlOn, sqlState, type Sql } from './sql.ts'
 import { connectError } from './connect-errors.ts'
@@ -106,7 +106,7 @@ export class DurabilityRefused extends Error {
 function postgresStore(pool: pg.Pool): PostgresStore {
   // When this store last pruned old Idempotency-Keys (repositories are made per unit).
   const pruned = newPruneClock()
-  const reads = txOn(sqlOn(pool), pruned)
+  const reads = txOn(sqlOn(pool), pruned, SYSTEM_UNIT)
   let closed = false
   return {
     kind: 'postgres',
@@ -122,7 +122,7 @@ function postgresStore(pool: pg.Pool): PostgresStore {
     deliveries: reads.deliveries,
     portal: reads.portal,
     overview: reads.overview,
-    write: <T>(unit: Unit<T>) => runUnit(pool, unit, pruned),
+    write: <T>(unit: Unit<T>, context: UnitContext = SYSTEM_UNIT) => runUnit(pool, unit, pruned, context),
     bulk: <T>(job: () => Promise<T>) => job(),
     /**
      * /readyz: the server answers through this instance's pool within 2 s. A pool whose every
@@ -175,8 +175,9 @@ export class BackupRefused extends Error {
  * One unit: BEGIN, the unit through a `tx` bound to one connection, COMMIT. A deadlock or a
  * serialization failure rolls back and runs it again after a short random pause; anything else
  * rolls back and rejects. The tx refuses use after its unit ended (it would land in another's).
+ * A dry unit (C18) ends with ROLLBACK instead of COMMIT, and answers what it would have.
  */
-async function runUnit<T>(pool: pg.Pool, unit: Unit<T>, pruned: PruneClock): Promise<T> {
+async function runUnit<T>(pool: pg.Pool, unit: Unit<T>, pruned: PruneClock, context: UnitContext): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect()
     let broken: Error | undefined
@@ -189,8 +190,8 @@ async function runUnit<T>(pool: pg.Pool, unit: Unit<T>, pruned: PruneClock): Pro
     }, true)
     try {
       await client.query('BEGIN')
-      const result = await unit(txOn(guarded, pruned))
-      await client.query('COMMIT')
+      const result = await unit(txOn(guarded, pruned, context))
+      await client.query(context.dryRun ? 'ROLLBACK' : 'COMMIT')
       return result
     } catch (err) {
       try {
@@ -211,17 +212,20 @@ async function runUnit<T>(pool: pg.Pool, unit: Unit<T>, pruned: PruneClock): Pro
   }
 }
 
-/** Every repository over one `Sql` (the pool's, or a unit's connection), each made when first used. */
-function txOn(sql: Sql, pruned: PruneClock): Tx {
+/**
+ * Every repository over one `Sql` (the pool's, or a unit's connection), each made when first used;
+ * the events a unit writes are stamped with its `context` (C18).
+ */
+function txOn(sql: Sql, pruned: PruneClock, context: UnitContext): Tx {
   const made: Partial<Record<keyof Tx, unknown>> = {}
   const lazy = <K extends keyof Tx>(key: K, make: (sql: Sql) => Tx[K]): Tx[K] => (made[key] ??= make(sql)) as Tx[K]
   return {
     get accounts() { return lazy('accounts', accountsRepo) },
     get catalog() { return lazy('catalog', catalogRepo) },
     get subscriptions() { return lazy('subscriptions', subscriptionsRepo) },
-    get events() { return lazy('events', eventsRepo) },
+    get events() { return lazy('events', (s) => eventsRepo(s, context)) },
     get idempotency() { return lazy('idempotency', (s) => idempotencyRepo(s, pruned)) },
-    get installments() { return lazy('installments', installmentsRepo) },
+    get installments() { return lazy('installments', (s) => installmentsRepo(s, context)) },
     get leases() { return lazy('leases', leasesRepo) },
     get webhooks() { return lazy('webhooks', webhooksRepo) },
     get deliveries() { return lazy('deliveries', deliveriesRepo) },
