@@ -14,6 +14,7 @@ import { ADMIN_TOKEN, createSubscription, seedPayment, seedSubscribable, seedUse
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts'
 import { processAsOf } from '../processing/helpers.ts'
 import { postgresOf } from '../helpers/store.ts'
+import { openApiDocument } from '../../src/api/openapi/document.ts'
 
 const TODAY = '2026-03-02'
 const DRY = { 'replenish-dry-run': '1' }
@@ -196,6 +197,14 @@ test('every write route of both APIs has a dry-run sample here', async (t) => {
   assert.ok(routes.length >= 39, `only ${routes.length} write routes found`)
   assert.deepEqual(routes.filter((r) => samples[r] === undefined), [], 'write routes without a sample: add one to samples()')
   assert.deepEqual(Object.keys(samples).filter((r) => !routes.includes(r)), [], 'samples of routes that no longer exist')
+  // And the OpenAPI document says each of them takes the header.
+  const paths = openApiDocument['paths'] as Record<string, Record<string, { parameters?: { $ref?: string }[] }>>
+  const undocumented = routes.filter((r) => {
+    const [method, template] = r.split(' ') as [string, string]
+    const operation = paths[template.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()]
+    return !operation?.parameters?.some((p) => p.$ref === '#/components/parameters/DryRun')
+  })
+  assert.deepEqual(undocumented, [], 'write operations whose OpenAPI entry lacks Replenish-Dry-Run')
 })
 
 test('each write route: a dry run answers as the real request then does, and changes nothing', { timeout: 240_000 }, async (t) => {

@@ -168,7 +168,10 @@ export async function authenticateAdmin(app: App, ctx: Ctx): Promise<void> {
   if (configured !== undefined) {
     const a = Buffer.from(hash, 'hex')
     const b = Buffer.from(sha256(configured), 'hex')
-    if (timingSafeEqual(a, b)) return actAs(ctx, STAFF_BY_CONFIGURED_TOKEN)
+    if (timingSafeEqual(a, b)) {
+      actAs(ctx, STAFF_BY_CONFIGURED_TOKEN)
+      return
+    }
   }
   const address = clientAddress(app, ctx)
   app.limits.checkAddress(address)
