@@ -490,7 +490,9 @@ export interface SubscriptionsTx extends SubscriptionReads {
  * request id `Store.write` was given), bound into the same INSERT (no extra statement). So a new
  * event type needs nothing more than a `record` call inside a unit whose writer passed the right
  * context: a request's `call.commit` (src/api/shared/endpoint.ts) passes the caller's; the
- * processor passes PROCESSOR_UNIT; a write given none is SYSTEM_UNIT's.
+ * processor passes PROCESSOR_UNIT; a write given none is SYSTEM_UNIT's. A repository that inserts
+ * events with SQL of its own (the processor's bulk `installment.created`) binds the same three
+ * columns (`actor_type`, `actor_id`, `request_id`) from the context its repository was given.
  */
 export interface EventsTx extends EventReads {
   /** Records an event whose object is already JSON text (the C3 body); answers its id. */

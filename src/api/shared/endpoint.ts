@@ -20,7 +20,7 @@ export interface Call {
   readonly language: Language
   /**
    * C18: `Replenish-Dry-Run: 1`. The units roll back by themselves; a handler that does anything
-   * outside the store (posts a webhook) must not do it.
+   * outside the store (posts a webhook, sends mail) must not do it.
    */
   readonly dryRun: boolean
   commit(unit: Unit<Reply>): Promise<Reply>
