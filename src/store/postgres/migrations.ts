@@ -284,9 +284,17 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX portal_sessions_expiry ON portal_sessions (expires_at);
     `,
   },
+  {
+    version: 14,
+    // SQLite migration 14 (C18): who made each change, and in which request; NULL before.
+    // Nullable columns without a default: a catalog change only, and the release before keeps
+    // writing events (it names its columns, so these stay NULL in its rows).
+    name: 'event actors and request ids',
+    sql: `ALTER TABLE events ADD COLUMN actor_type ${T}, ADD COLUMN actor_id bigint, ADD COLUMN request_id text;`,
+  },
 ]
 
-export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]?.version ?? 0
+export const POSTGRES_SCHEMA_VERSION = Math.max(0, ...POSTGRES_MIGRATIONS.map((m) => m.version))
 
 /** Two instances starting at once: one migrates, the other waits on this lock and finds it done. */
 const MIGRATION_LOCK = 0x7265706c // 'repl'
@@ -294,17 +302,20 @@ const MIGRATION_LOCK = 0x7265706c // 'repl'
 /**
  * Brings the database's schema (the one `search_path` names) to this binary's version, each
  * migration in its own transaction, under a session advisory lock; refuses a newer database.
+ * Every version missing from `schema_migrations` is applied, in version order, not only those
+ * above the highest: migrations written side by side may land in any order (SQLite's runner too).
  */
 export async function migratePostgres(client: PoolClient, migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS): Promise<{ from: number; to: number }> {
-  const target = migrations[migrations.length - 1]?.version ?? 0
+  const target = Math.max(0, ...migrations.map((m) => m.version))
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
   try {
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)`)
-    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')
-    const current = rows[0]?.v ?? 0
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations')
+    const applied = new Set(rows.map((r) => r.version))
+    const current = Math.max(0, ...applied)
     if (current > target) throw new DatabaseTooNewError(current, target)
-    for (const m of migrations) {
-      if (m.version <= current) continue
+    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (applied.has(m.version)) continue
       await client.query('BEGIN')
       try {
         await client.query(m.sql)

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import type { Store, Tx } from '../api.ts'
+import { SYSTEM_UNIT, type Store, type Tx, type Unit, type UnitContext } from '../api.ts'
 import { Outage } from '../unavailable.ts'
 import { migratePostgres } from './migrations.ts'
 import { sqlOn, sqlState, type Sql } from './sql.ts'
@@ -101,7 +101,7 @@ function postgresStore(pool: pg.Pool): PostgresStore {
   const pruned = newPruneClock()
   const outage = new Outage()
   const pooled = watched(pool, outage)
-  const reads = txOn(sqlOn(pooled), pruned)
+  const reads = txOn(sqlOn(pooled), pruned, SYSTEM_UNIT)
   let closed = false
   return {
     kind: 'postgres',
@@ -117,7 +117,7 @@ function postgresStore(pool: pg.Pool): PostgresStore {
     deliveries: reads.deliveries,
     portal: reads.portal,
     overview: reads.overview,
-    write: (unit) => runUnit(pool, unit, (sql) => txOn(sql, pruned), outage),
+    write: <T>(unit: Unit<T>, context: UnitContext = SYSTEM_UNIT) => runUnit(pool, unit, (sql) => txOn(sql, pruned, context), outage, context.dryRun),
     bulk: <T>(job: () => Promise<T>) => job(),
     /**
      * /readyz: the server answers through this instance's pool within 2 s. A pool whose every
@@ -166,17 +166,20 @@ export class BackupRefused extends Error {
   override readonly name = 'BackupRefused'
 }
 
-/** Every repository over one `Sql` (the pool's, or a unit's connection), each made when first used. */
-function txOn(sql: Sql, pruned: PruneClock): Tx {
+/**
+ * Every repository over one `Sql` (the pool's, or a unit's connection), each made when first used;
+ * the events a unit writes are stamped with its `context` (C18).
+ */
+function txOn(sql: Sql, pruned: PruneClock, context: UnitContext): Tx {
   const made: Partial<Record<keyof Tx, unknown>> = {}
   const lazy = <K extends keyof Tx>(key: K, make: (sql: Sql) => Tx[K]): Tx[K] => (made[key] ??= make(sql)) as Tx[K]
   return {
     get accounts() { return lazy('accounts', accountsRepo) },
     get catalog() { return lazy('catalog', catalogRepo) },
     get subscriptions() { return lazy('subscriptions', subscriptionsRepo) },
-    get events() { return lazy('events', eventsRepo) },
+    get events() { return lazy('events', (s) => eventsRepo(s, context)) },
     get idempotency() { return lazy('idempotency', (s) => idempotencyRepo(s, pruned)) },
-    get installments() { return lazy('installments', installmentsRepo) },
+    get installments() { return lazy('installments', (s) => installmentsRepo(s, context)) },
     get leases() { return lazy('leases', leasesRepo) },
     get webhooks() { return lazy('webhooks', webhooksRepo) },
     get deliveries() { return lazy('deliveries', deliveriesRepo) },

@@ -12,6 +12,7 @@ const UNIT_TRIES = 5
  * One unit: BEGIN, the unit through a `tx` bound to one connection, COMMIT. A deadlock or a
  * serialization failure rolls back and runs it again after a short random pause; anything else
  * rolls back and rejects. The tx refuses use after its unit ended (it would land in another's).
+ * A dry unit (C18) ends with ROLLBACK instead of COMMIT, and answers what it would have.
  *
  * A connection lost before COMMIT was sent (a restart, a terminated backend) committed nothing:
  * the unit runs once more on a fresh connection before its caller hears of it, then fails as
@@ -19,7 +20,7 @@ const UNIT_TRIES = 5
  * did not answer in time (a frozen server) would take as long again: those are not run again.
  * A client whose connection failed is never rolled back (it cannot be) nor handed back to the pool.
  */
-export async function runUnit<T>(pool: pg.Pool, unit: Unit<T>, repositories: (sql: Sql) => Tx, outage: Outage): Promise<T> {
+export async function runUnit<T>(pool: pg.Pool, unit: Unit<T>, repositories: (sql: Sql) => Tx, outage: Outage, dryRun = false): Promise<T> {
   let rerunAfterLoss = true
   for (let attempt = 1; ; attempt++) {
     let client: pg.PoolClient
@@ -38,7 +39,7 @@ export async function runUnit<T>(pool: pg.Pool, unit: Unit<T>, repositories: (sq
       await db.query({ text: 'BEGIN' })
       const result = await unit(repositories(sqlOn(db, true)))
       committing = true
-      await db.query({ text: 'COMMIT' })
+      await db.query({ text: dryRun ? 'ROLLBACK' : 'COMMIT' })
       return result
     } catch (err) {
       if (err instanceof StoreUnavailable) {

@@ -20,7 +20,7 @@ import { importStore } from './import-store.ts'
 import { portalStore } from './portal-store.ts'
 import { overviewStore } from './overview-store.ts'
 import { readFacade, unitFacade } from './facade.ts'
-import type { Store, Tx, Unit } from '../api.ts'
+import type { Store, Tx, Unit, UnitContext } from '../api.ts'
 
 export const DEFAULT_READ_CACHE_BYTES = 16 * 1024 * 1024
 
@@ -99,6 +99,9 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     afterCommit,
     maxBatch: options.maxBatch ?? 256,
     onRollback: () => bodies.invalidateAll(),
+    onDryRun: (running) => {
+      bodies.suspended = running
+    },
     ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}),
     ...(walSync ? { walSync } : {}),
     ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
@@ -107,9 +110,10 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     accounts: accountsStore(db),
     catalog: catalogStore(db),
     subscriptions: subscriptionsStore(db, bodies),
-    events: eventsStore(db),
+    // Events are stamped with the running unit's actor and request id (C18).
+    events: eventsStore(db, () => writer.unitContext),
     idempotency: idempotencyStore(db),
-    installments: installmentsStore(db),
+    installments: installmentsStore(db, () => writer.unitContext),
     leases: leaseStore(db),
     webhooks: webhooksStore(db),
     deliveries: deliveriesStore(db),
@@ -169,9 +173,9 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     deliveries: readFacade(repos.deliveries, writer),
     portal: readFacade(repos.portal, writer),
     overview: readFacade(repos.overview, writer),
-    write<T>(unit: Unit<T>): Promise<T> {
+    write<T>(unit: Unit<T>, context?: UnitContext): Promise<T> {
       const asked = performance.now()
-      return writer.write(() => unit(tx)).then(
+      return writer.write(() => unit(tx), context).then(
         (value) => {
           diskFull.succeeded(asked)
           return value
