@@ -15,7 +15,7 @@ import { processCommand } from './process.ts'
 import { importCommand } from './import.ts'
 import { copyCommand } from './copy.ts'
 import { helpText } from './help.ts'
-import { VERSION } from '../version.ts'
+import { VERSION, versionLine } from '../version.ts'
 
 export interface CliIo {
   readonly out: (line: string) => void
@@ -26,8 +26,11 @@ export interface CliIo {
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, database: 3 } as const
 
-/** Flags that belong to one command; given to another they are a usage error, not silently ignored. */
-const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup', scope: 'admin-tokens create', label: 'admin-tokens create', from: 'copy', to: 'copy' }
+/**
+ * Flags that belong to one command; given to another they are a usage error, not silently ignored.
+ * Each is documented on its command's help page (test/cli/help.test.ts).
+ */
+export const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup', scope: 'admin-tokens create', label: 'admin-tokens create', from: 'copy', to: 'copy' }
 
 const ARG_OPTIONS = {
   ...parseArgsOptions(),
@@ -54,8 +57,14 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
 
 async function run(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: ARG_OPTIONS })
-  if (values.help || positionals[0] === 'help') return (io.out(helpText(VERSION)), EXIT.ok)
-  if (values.version) return (io.out(VERSION), EXIT.ok)
+  if (values.help || positionals[0] === 'help') {
+    // `replenish serve --help`, `replenish help serve`; `replenish help` and `--help` alone: the overview.
+    const topic = positionals[0] === 'help' ? positionals[1] : positionals[0]
+    const page = helpText(VERSION, topic)
+    if (page === undefined) throw new UsageError(`unknown command ${JSON.stringify(topic)}; try replenish --help`)
+    return (io.out(page), EXIT.ok)
+  }
+  if (values.version) return (io.out(versionLine()), EXIT.ok)
 
   const [command, sub, ...rest] = positionals
   const name = command === undefined ? undefined : ['admin-tokens', 'users', 'keys'].includes(command) ? `${command} ${sub ?? ''}`.trim() : command
