@@ -23,6 +23,8 @@ export interface Answer {
   readonly schema: Schema
   /** Defaults to application/json. */
   readonly mediaType?: string
+  /** Headers besides X-Request-Id (a CSV export's Content-Disposition). */
+  readonly headers?: Record<string, Schema>
 }
 
 export interface OperationSpec {
@@ -81,8 +83,8 @@ function statuses(method: Method, path: string, spec: OperationSpec): Record<str
 }
 
 function answer(a: Answer): Schema {
-  if (a.mediaType === undefined) return jsonResponse(a.description, a.schema)
-  return { ...jsonResponse(a.description, a.schema), content: { [a.mediaType]: { schema: a.schema } } }
+  if (a.mediaType === undefined) return jsonResponse(a.description, a.schema, a.headers)
+  return { ...jsonResponse(a.description, a.schema, a.headers), content: { [a.mediaType]: { schema: a.schema } } }
 }
 
 export function operation(method: Method, path: string, spec: OperationSpec): Entry {

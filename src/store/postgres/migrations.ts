@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg'
-import { DatabaseTooNewError } from '../sqlite/migrations.ts'
+import { DatabaseTooNewError, inVersionOrder } from '../sqlite/migrations.ts'
 
 /**
  * PostgreSQL's forward-only migrations (docs/postgresql.md). A PostgreSQL database starts at one
@@ -284,9 +284,21 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX portal_sessions_expiry ON portal_sessions (expires_at);
     `,
   },
+  {
+    version: 13,
+    // Issue 28 (C18): `GET /users?q=` (accounts.ts). The email prefix uses the unique index on
+    // lower(email) as it is; these index the external id and the part of the email after `@`.
+    // The columns are COLLATE "C", so lower() folds ASCII only (as SQLite's does) and the indexes
+    // order byte-wise, which makes a prefix one range of each.
+    name: 'user search by external id and email domain',
+    sql: `
+      CREATE INDEX users_external_id_lower ON users (lower(external_id));
+      CREATE INDEX users_email_domain ON users (lower(substr(email, strpos(email, '@') + 1)));
+    `,
+  },
 ]
 
-export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]?.version ?? 0
+export const POSTGRES_SCHEMA_VERSION = Math.max(0, ...POSTGRES_MIGRATIONS.map((m) => m.version))
 
 /** Two instances starting at once: one migrates, the other waits on this lock and finds it done. */
 const MIGRATION_LOCK = 0x7265706c // 'repl'
@@ -296,15 +308,19 @@ const MIGRATION_LOCK = 0x7265706c // 'repl'
  * migration in its own transaction, under a session advisory lock; refuses a newer database.
  */
 export async function migratePostgres(client: PoolClient, migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS): Promise<{ from: number; to: number }> {
-  const target = migrations[migrations.length - 1]?.version ?? 0
+  const ordered = inVersionOrder(migrations)
+  const target = ordered[ordered.length - 1]?.version ?? 0
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
   try {
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)`)
-    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')
-    const current = rows[0]?.v ?? 0
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations')
+    const applied = new Set(rows.map((r) => r.version))
+    const current = Math.max(0, ...applied)
     if (current > target) throw new DatabaseTooNewError(current, target)
-    for (const m of migrations) {
-      if (m.version <= current) continue
+    // Every version not applied yet, below the newest applied one too: each is recorded on its
+    // own, so one that landed after a higher one (issues side by side) is still applied.
+    for (const m of ordered) {
+      if (applied.has(m.version)) continue
       await client.query('BEGIN')
       try {
         await client.query(m.sql)
