@@ -86,15 +86,30 @@ async function sendStream(res: ServerResponse, status: number, headers: Headers,
     res.end()
     return { status }
   }
-  // The stream's own failure, told apart from the client leaving (pipeline then ends the stream
-  // with return(), which throws nothing into it).
+  // The stream's own failure (its next() threw), told apart from the client leaving: pipeline
+  // then throws the premature close into this generator at its `yield`, and the stream is ended.
   let failed: unknown
   async function* watched(): AsyncGenerator<string> {
+    const pieces = stream[Symbol.asyncIterator]()
+    let finished = false
     try {
-      yield* stream
-    } catch (err) {
-      failed = err ?? new Error('the stream failed')
-      throw err
+      for (;;) {
+        let next: IteratorResult<string>
+        try {
+          next = await pieces.next()
+        } catch (err) {
+          finished = true
+          failed = err ?? new Error('the stream failed')
+          throw err
+        }
+        if (next.done === true) {
+          finished = true
+          return
+        }
+        yield next.value
+      }
+    } finally {
+      if (!finished) await pieces.return?.()
     }
   }
   // Bytes, not objects: the readable then holds at most one piece beyond what the socket took.

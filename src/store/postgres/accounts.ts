@@ -16,8 +16,11 @@ const TOKEN = 'id, label, scope, prefix, created_at, updated_at, last_used_at'
  */
 const EMAIL_IS = (n: number): string => `lower(email) = lower($${n}::text COLLATE "C")`
 
-/** The part of an email after its `@`, folded: the expression the `users_email_domain` index holds (migration 13). */
-const EMAIL_DOMAIN = "lower(substr(email, strpos(email, '@') + 1))"
+/**
+ * C18 `q`: what a prefix is matched against, each expression exactly as an index holds it: the
+ * unique `users_email` and migration 13's `users_external_id_lower` and `users_email_domain`.
+ */
+export const PREFIX_INDEXED = ['lower(email)', 'lower(external_id)', "lower(substr(email, strpos(email, '@') + 1))"] as const
 
 /** Users, their API keys, and admin tokens (C2, C13). */
 export function accountsRepo(sql: Sql): AccountsTx {
@@ -94,7 +97,7 @@ function searchUsers(sql: Sql, after: number, limit: number, { email, externalId
     if (prefix.to !== null) args.push(prefix.to)
     const range = (expression: string): string =>
       prefix.to === null ? `${expression} >= ${from}` : `(${expression} >= ${from} AND ${expression} < $${args.length})`
-    where.push(`(${range('lower(email)')} OR ${range('lower(external_id)')} OR ${range(EMAIL_DOMAIN)})`)
+    where.push(`(${PREFIX_INDEXED.map(range).join(' OR ')})`)
   }
   args.push(limit)
   return sql.rows<User>(`SELECT ${USER} FROM users WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args)

@@ -11,7 +11,7 @@ export type { ApiKeyRecord }
  * `email` under its NOCASE collation (the unique index; NOCASE folds ASCII as lower() does), the
  * external id and the part of the email after its `@` folded (migration 13's indexes).
  */
-const PREFIX_INDEXED = ['email', 'lower(external_id)', "lower(substr(email, instr(email, '@') + 1))"] as const
+export const PREFIX_INDEXED = ['email', 'lower(external_id)', "lower(substr(email, instr(email, '@') + 1))"] as const
 
 /**
  * SQLite has no statistics of a range's size (no STAT4), so it cannot choose between reading a
