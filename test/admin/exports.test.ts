@@ -7,12 +7,12 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import http from 'node:http'
 import zlib from 'node:zlib'
 import type { Store } from '../../src/store/api.ts'
 import { EXPORT_BATCH } from '../../src/admin/exports.ts'
 import { ADMIN_TOKEN, createSubscription, seedPayment, seedUser, startTestServer, type TestResponse, type TestServer } from '../helpers/server.ts'
-import { testSql } from '../helpers/rows.ts'
+import { bulkUsers } from '../helpers/rows.ts'
+import { rawGet } from '../helpers/raw-http.ts'
 import { csvObjects, parseCsv } from '../helpers/csv.ts'
 import { processAsOf } from '../processing/helpers.ts'
 
@@ -29,16 +29,6 @@ async function csv(server: TestServer, path: string, key = ADMIN_TOKEN): Promise
 
 async function subscribable(store: Store, sku: string, name: string): Promise<number> {
   return store.write(async (tx) => (await tx.catalog.createSubscribable(sku, name, true)).id)
-}
-
-/** `n` users straight into the table, emails `<prefix><i>@example.com`, ids in that order. */
-async function bulkUsers(store: Store, n: number, prefix: string): Promise<void> {
-  const at = '2026-01-01T00:00:00.000Z'
-  const select = `'${prefix}' || i || '@example.com', 'ext-${prefix}' || i, '${at}', '${at}'`
-  await testSql(store).exec(store.kind === 'postgres'
-    ? `INSERT INTO users (email, external_id, created_at, updated_at) SELECT ${select} FROM generate_series(1, ${n}) AS i ORDER BY i`
-    : `WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${n})
-       INSERT INTO users (email, external_id, created_at, updated_at) SELECT ${select} FROM k ORDER BY i`)
 }
 
 test('subscriptions.csv: the headers, then one record per subscription in id order, its fields, its owner and its items by name', async (t) => {
@@ -124,7 +114,7 @@ test('the list filters apply, paused included; a bad one is the list\'s 422 (JSO
 test(`users.csv: every user across batches of ${EXPORT_BATCH}, in id order, from after=, with the search filters`, async (t) => {
   const server = await startTestServer(t)
   const n = EXPORT_BATCH * 2 + 345
-  await bulkUsers(server.store, n, 'bulk')
+  await bulkUsers(server.store, n, 'bulk', 'example.com')
   const all = await server.store.accounts.listUsers(0, n + 1)
   assert.equal(all.length, n)
   const { header, rows, text } = await csv(server, 'users.csv')
@@ -206,25 +196,11 @@ test('scopes admin and read may export; metrics may not (403), and no token is a
   }
 })
 
-/** A GET that keeps the bytes as sent (fetch would decompress them). */
-function getRaw(server: TestServer, path: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...headers } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
-
 test('the stream is compressed when the client accepts it (gzip, or br when preferred), chunked, with Vary; HEAD sends the headers only', async (t) => {
   const server = await startTestServer(t)
-  await bulkUsers(server.store, 1500, 'zip')
-  const path = `${A}/exports/users.csv`
-  const plain = await getRaw(server, path, {})
+  await bulkUsers(server.store, 1500, 'zip', 'example.com')
+  const get = (headers: Record<string, string>, method?: string) => rawGet(`${server.url}${A}/exports/users.csv`, { authorization: `Bearer ${ADMIN_TOKEN}`, ...headers }, method)
+  const plain = await get({})
   assert.equal(plain.status, 200)
   assert.equal(plain.headers['content-encoding'], undefined)
   assert.equal(plain.headers['transfer-encoding'], 'chunked')
@@ -232,17 +208,17 @@ test('the stream is compressed when the client accepts it (gzip, or br when pref
   assert.equal(plain.headers['vary'], 'Accept-Encoding')
   assert.equal(parseCsv(plain.bytes.toString('utf8')).length, 1501)
 
-  const gzip = await getRaw(server, path, { 'accept-encoding': 'gzip, deflate, br' })
+  const gzip = await get({ 'accept-encoding': 'gzip, deflate, br' })
   assert.equal(gzip.headers['content-encoding'], 'gzip')
   assert.equal(gzip.headers['vary'], 'Accept-Encoding')
   assert.ok(gzip.bytes.length < plain.bytes.length / 3, `${gzip.bytes.length} of ${plain.bytes.length}`)
   assert.equal(zlib.gunzipSync(gzip.bytes).toString('utf8'), plain.bytes.toString('utf8'))
 
-  const br = await getRaw(server, path, { 'accept-encoding': 'gzip;q=0.5, br' })
+  const br = await get({ 'accept-encoding': 'gzip;q=0.5, br' })
   assert.equal(br.headers['content-encoding'], 'br')
   assert.equal(zlib.brotliDecompressSync(br.bytes).toString('utf8'), plain.bytes.toString('utf8'))
 
-  const head = await getRaw(server, path, { 'accept-encoding': 'gzip' }, 'HEAD')
+  const head = await get({ 'accept-encoding': 'gzip' }, 'HEAD')
   assert.equal(head.status, 200)
   assert.equal(head.headers['content-type'], 'text/csv; charset=utf-8')
   assert.equal(head.headers['content-disposition'], gzip.headers['content-disposition'])

@@ -9,7 +9,7 @@ import type { Store } from '../../src/store/api.ts'
 import { PREFIX_INDEXED as SQLITE_PREFIX_INDEXED } from '../../src/store/sqlite/accounts-store.ts'
 import { PREFIX_INDEXED as POSTGRES_PREFIX_INDEXED } from '../../src/store/postgres/accounts.ts'
 import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
-import { testSql } from '../helpers/rows.ts'
+import { bulkUsers, testSql } from '../helpers/rows.ts'
 import { postgresOf } from '../helpers/store.ts'
 
 const A = '/admin/api/v1'
@@ -99,16 +99,6 @@ test('q= with a NUL (and email=, external_id=) is a 422 naming it, on both datab
     assert.deepEqual([res.status, res.body], [422, { [name]: ['is invalid'] }], name)
   }
 })
-
-/** `n` users `<prefix><i>@<domain>` with external ids `<prefix>-<i>`, in one statement. */
-async function bulkUsers(store: Store, n: number, prefix: string, domain: string): Promise<void> {
-  const at = '2026-01-01T00:00:00.000Z'
-  const select = `'${prefix}' || i || '@${domain}', '${prefix}-' || i, '${at}', '${at}'`
-  await testSql(store).exec(store.kind === 'postgres'
-    ? `INSERT INTO users (email, external_id, created_at, updated_at) SELECT ${select} FROM generate_series(1, ${n}) AS i ORDER BY i`
-    : `WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${n})
-       INSERT INTO users (email, external_id, created_at, updated_at) SELECT ${select} FROM k ORDER BY i`)
-}
 
 test('a prefix most users share and one few share answer the same pages as a scan would (SQLite reads them two ways)', async (t) => {
   const server = await startTestServer(t)

@@ -15,6 +15,7 @@ import { negotiateCoding, precompress } from '../../src/http/compression.ts'
 import type { AccessLogEntry, Route } from '../../src/http/types.ts'
 import { FAVICON_ICO } from '../../src/web/favicon.ts'
 import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer } from '../helpers/server.ts'
+import { rawGet } from '../helpers/raw-http.ts'
 
 test('negotiateCoding: q-values decide, br only when weighed above gzip, q=0 refuses, identity or nothing is none', () => {
   const cases: [string | undefined, string | undefined][] = [
@@ -73,26 +74,6 @@ async function stub(t: TestContext, routes: Route[]): Promise<Stub> {
   return { url: `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`, log, errors }
 }
 
-interface Raw {
-  readonly status: number
-  readonly headers: http.IncomingHttpHeaders
-  readonly bytes: Buffer
-}
-
-/** A request whose answer is kept as sent: fetch would decompress it. */
-function raw(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
-
 /** A JSON body of exactly `n` bytes. */
 const jsonOf = (n: number): string => JSON.stringify({ s: 'x'.repeat(n - 8) })
 
@@ -100,12 +81,12 @@ const ACCEPT_ALL = { 'accept-encoding': 'gzip, deflate, br' }
 
 test('the threshold: 1023 bytes go as they are, without Vary; 1024 bytes are compressed, with Vary, and decompress to the same', async (t) => {
   const s = await stub(t, [['GET', '/json/:n', (ctx) => ({ status: 200, body: undefined, raw: jsonOf(Number(ctx.params['n'])) })]])
-  const small = await raw(`${s.url}/json/1023`, ACCEPT_ALL)
+  const small = await rawGet(`${s.url}/json/1023`, ACCEPT_ALL)
   assert.equal(small.bytes.length, 1023)
   assert.equal(small.headers['content-encoding'], undefined)
   assert.equal(small.headers['vary'], undefined)
   assert.equal(small.headers['content-length'], '1023')
-  const large = await raw(`${s.url}/json/1024`, ACCEPT_ALL)
+  const large = await rawGet(`${s.url}/json/1024`, ACCEPT_ALL)
   assert.equal(large.headers['content-encoding'], 'gzip')
   assert.equal(large.headers['vary'], 'Accept-Encoding')
   assert.equal(large.headers['content-length'], String(large.bytes.length))
@@ -117,11 +98,11 @@ test('the threshold: 1023 bytes go as they are, without Vary; 1024 bytes are com
 test('br when preferred, nothing when refused (q=0) or not asked for (no header, identity, deflate), but Vary all the same', async (t) => {
   const body = jsonOf(5000)
   const s = await stub(t, [['GET', '/big', () => ({ status: 200, body: JSON.parse(body) })]])
-  const br = await raw(`${s.url}/big`, { 'accept-encoding': 'gzip;q=0.8, br' })
+  const br = await rawGet(`${s.url}/big`, { 'accept-encoding': 'gzip;q=0.8, br' })
   assert.equal(br.headers['content-encoding'], 'br')
   assert.equal(zlib.brotliDecompressSync(br.bytes).toString('utf8'), body)
   for (const header of [undefined, 'identity', 'deflate', 'gzip;q=0', '*;q=0', 'gzip;q=0, br;q=0']) {
-    const res = await raw(`${s.url}/big`, header === undefined ? {} : { 'accept-encoding': header })
+    const res = await rawGet(`${s.url}/big`, header === undefined ? {} : { 'accept-encoding': header })
     assert.equal(res.headers['content-encoding'], undefined, header)
     assert.equal(res.headers['vary'], 'Accept-Encoding', header)
     assert.equal(res.bytes.toString('utf8'), body, header)
@@ -130,8 +111,8 @@ test('br when preferred, nothing when refused (q=0) or not asked for (no header,
 
 test('HEAD: the headers GET would send (encoding, compressed length, Vary), no body', async (t) => {
   const s = await stub(t, [['GET', '/big', () => ({ status: 200, body: JSON.parse(jsonOf(5000)) })]])
-  const get = await raw(`${s.url}/big`, { 'accept-encoding': 'gzip' })
-  const head = await raw(`${s.url}/big`, { 'accept-encoding': 'gzip' }, 'HEAD')
+  const get = await rawGet(`${s.url}/big`, { 'accept-encoding': 'gzip' })
+  const head = await rawGet(`${s.url}/big`, { 'accept-encoding': 'gzip' }, 'HEAD')
   assert.equal(head.status, 200)
   assert.equal(head.bytes.length, 0)
   for (const name of ['content-encoding', 'content-length', 'content-type', 'vary']) assert.equal(head.headers[name], get.headers[name], name)
@@ -144,13 +125,13 @@ test('only text is compressed (an image is not, and gets no Vary); a Vary of its
     ['GET', '/cors', () => ({ status: 200, body: JSON.parse(jsonOf(3000)), headers: { vary: 'Origin' } })],
     ['GET', '/empty', () => ({ status: 204, body: '', contentType: 'text/plain', encoded: { gzip: Buffer.from('x'), br: Buffer.from('y') } })],
   ])
-  const png = await raw(`${s.url}/png`, ACCEPT_ALL)
+  const png = await rawGet(`${s.url}/png`, ACCEPT_ALL)
   assert.deepEqual([png.headers['content-encoding'], png.headers['vary'], png.bytes.length], [undefined, undefined, 5000])
-  const text = await raw(`${s.url}/text`, ACCEPT_ALL)
+  const text = await rawGet(`${s.url}/text`, ACCEPT_ALL)
   assert.equal(text.headers['content-encoding'], 'gzip')
-  const cors = await raw(`${s.url}/cors`, ACCEPT_ALL)
+  const cors = await rawGet(`${s.url}/cors`, ACCEPT_ALL)
   assert.equal(cors.headers['vary'], 'Accept-Encoding, Origin')
-  const empty = await raw(`${s.url}/empty`, ACCEPT_ALL)
+  const empty = await rawGet(`${s.url}/empty`, ACCEPT_ALL)
   assert.deepEqual([empty.status, empty.headers['content-encoding'], empty.headers['vary'], empty.bytes.length], [204, undefined, 'Accept-Encoding', 0])
 })
 
@@ -232,14 +213,14 @@ test('GET of one subscription (under 1 KiB) is sent as it is; an admin list over
   const user = await seedUser(server.store)
   const subs = []
   for (let i = 0; i < 5; i++) subs.push(await createSubscription(server, user.key, {}))
-  const one = await raw(`${server.url}/api/v1/subscriptions/${subs[0].id}`, { ...ACCEPT_ALL, authorization: `Bearer ${user.key}` })
+  const one = await rawGet(`${server.url}/api/v1/subscriptions/${subs[0].id}`, { ...ACCEPT_ALL, authorization: `Bearer ${user.key}` })
   assert.equal(one.status, 200)
   assert.ok(one.bytes.length < 1024, `${one.bytes.length} bytes`)
   assert.deepEqual([one.headers['content-encoding'], one.headers['vary']], [undefined, undefined])
   assert.deepEqual(JSON.parse(one.bytes.toString('utf8')), subs[0])
 
-  const list = await raw(`${server.url}/admin/api/v1/subscriptions`, { ...ACCEPT_ALL, authorization: `Bearer ${ADMIN_TOKEN}` })
-  const plain = await raw(`${server.url}/admin/api/v1/subscriptions`, { authorization: `Bearer ${ADMIN_TOKEN}` })
+  const list = await rawGet(`${server.url}/admin/api/v1/subscriptions`, { ...ACCEPT_ALL, authorization: `Bearer ${ADMIN_TOKEN}` })
+  const plain = await rawGet(`${server.url}/admin/api/v1/subscriptions`, { authorization: `Bearer ${ADMIN_TOKEN}` })
   assert.ok(plain.bytes.length >= 1024, `${plain.bytes.length} bytes`)
   assert.deepEqual([list.headers['content-encoding'], list.headers['vary']], ['gzip', 'Accept-Encoding'])
   assert.deepEqual(JSON.parse(zlib.gunzipSync(list.bytes).toString('utf8')), JSON.parse(plain.bytes.toString('utf8')))
@@ -248,7 +229,7 @@ test('GET of one subscription (under 1 KiB) is sent as it is; an admin list over
 
 test('/favicon.ico: the icon, compressed once (the bytes of the best settings, the same every time), HEAD and revalidation', async (t) => {
   const server = await startTestServer(t)
-  const plain = await raw(`${server.url}/favicon.ico`)
+  const plain = await rawGet(`${server.url}/favicon.ico`)
   assert.equal(plain.status, 200)
   assert.equal(plain.headers['content-type'], 'image/x-icon')
   assert.ok(plain.bytes.equals(FAVICON_ICO))
@@ -256,30 +237,30 @@ test('/favicon.ico: the icon, compressed once (the bytes of the best settings, t
   assert.equal(plain.bytes.readUInt16LE(2), 1, 'an ICO file (type 1: icon)')
   const best = await precompress(FAVICON_ICO, 'image/x-icon')
   assert.ok(best)
-  const br = await raw(`${server.url}/favicon.ico`, { 'accept-encoding': 'br;q=1, gzip;q=0.5' })
+  const br = await rawGet(`${server.url}/favicon.ico`, { 'accept-encoding': 'br;q=1, gzip;q=0.5' })
   assert.equal(br.headers['content-encoding'], 'br')
   assert.ok(br.bytes.equals(best.br), 'the precompressed bytes (quality 11), not a per-request compression')
   assert.ok(zlib.brotliDecompressSync(br.bytes).equals(FAVICON_ICO))
-  const gzip = await raw(`${server.url}/favicon.ico`, ACCEPT_ALL)
+  const gzip = await rawGet(`${server.url}/favicon.ico`, ACCEPT_ALL)
   assert.equal(gzip.headers['content-encoding'], 'gzip')
   assert.ok(gzip.bytes.equals(best.gzip))
-  const head = await raw(`${server.url}/favicon.ico`, ACCEPT_ALL, 'HEAD')
+  const head = await rawGet(`${server.url}/favicon.ico`, ACCEPT_ALL, 'HEAD')
   assert.deepEqual([head.status, head.headers['content-length'], head.bytes.length], [200, String(best.gzip.length), 0])
-  const again = await raw(`${server.url}/favicon.ico`, { ...ACCEPT_ALL, 'if-none-match': String(plain.headers['etag']) })
+  const again = await rawGet(`${server.url}/favicon.ico`, { ...ACCEPT_ALL, 'if-none-match': String(plain.headers['etag']) })
   assert.deepEqual([again.status, again.headers['vary'], again.headers['content-encoding'], again.bytes.length], [304, 'Accept-Encoding', undefined, 0])
 })
 
 test('console assets: precompressed at start (br quality 11), picked per Accept-Encoding; the page itself is small and sent as it is', async (t) => {
   const server = await startTestServer(t)
-  const plain = await raw(`${server.url}/assets/portal.js`)
+  const plain = await rawGet(`${server.url}/assets/portal.js`)
   assert.equal(plain.headers['content-encoding'], undefined)
   const best = await precompress(plain.bytes.toString('utf8'), 'text/javascript; charset=utf-8')
   assert.ok(best)
-  const br = await raw(`${server.url}/assets/portal.js`, { 'accept-encoding': 'gzip;q=0.9, br' })
+  const br = await rawGet(`${server.url}/assets/portal.js`, { 'accept-encoding': 'gzip;q=0.9, br' })
   assert.equal(br.headers['content-encoding'], 'br')
   assert.ok(br.bytes.equals(best.br))
   assert.equal(br.headers['etag'], plain.headers['etag'])
-  const gzip = await raw(`${server.url}/assets/portal.js`, ACCEPT_ALL)
+  const gzip = await rawGet(`${server.url}/assets/portal.js`, ACCEPT_ALL)
   assert.ok(gzip.bytes.equals(best.gzip))
   assert.ok(gzip.bytes.length < plain.bytes.length / 2)
 })
