@@ -19,7 +19,6 @@ test('a version that arrives after a higher one is applied all the same, once', 
   })
   const client = await pool.connect()
   try {
-    assert.deepEqual(await migratePostgres(client), { from: 0, to: POSTGRES_SCHEMA_VERSION })
     // A database migrated by a release that did not have migration 13 yet (it landed after 14).
     const without13 = POSTGRES_MIGRATIONS.filter((m) => m.version !== 13)
     assert.ok(without13.length === POSTGRES_MIGRATIONS.length - 1 && POSTGRES_SCHEMA_VERSION > 13)
