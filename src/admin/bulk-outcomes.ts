@@ -17,14 +17,20 @@ export const MAX_OUTCOMES = 500
  * message?}, …]}` → `{results: [{installment_id, status, installment | errors}, …]}` in request
  * order. Each entry is one unit of its own, exactly as POST /installments/:id/outcome would run
  * it (find → 404, validate → 422, act), so a refused entry rolls back nothing of the others
- * (docs/decisions.md, "Bulk outcomes (C13)"). The units are all asked for at once: the store
- * runs them one after another in the order asked, and they share group commits (one fsync for
- * many entries instead of one each).
+ * (docs/decisions.md, "Bulk outcomes (C13)"). Entries run in request order: two for the same
+ * installment must apply as they were sent. A store that runs units in the order asked (SQLite's
+ * writer) gets them all at once, so they share group commits (one fsync for many entries instead
+ * of one each); on any other (PostgreSQL, where concurrent units race for the subscription's lock)
+ * each entry's unit is asked for only once the one before has ended (issue 25).
  */
 export const recordOutcomes = (app: App): ApiHandler => async (ctx, call) => {
   await authenticateAdmin(app, ctx)
   const entries = readOutcomeList(ctx)
-  return ok({ results: await Promise.all(entries.map((entry) => applyEntry(app, entry, call.language))) })
+  const apply = (entry: unknown): Promise<Record<string, unknown>> => applyEntry(app, entry, call.language)
+  if (app.store.writesInOrder) return ok({ results: await Promise.all(entries.map(apply)) })
+  const results = []
+  for (const entry of entries) results.push(await apply(entry))
+  return ok({ results })
 }
 
 /**

@@ -612,6 +612,13 @@ export interface Store extends Reads {
    * back whole and rejects. SQLite: a savepoint of the shared batch (group commit).
    */
   write<T>(unit: Unit<T>): Promise<T>
+  /**
+   * True when units asked for together (without awaiting one another) run in the order asked and
+   * share commits: SQLite's one writer. Without it (PostgreSQL: a pooled connection per unit) they
+   * run concurrently in no promised order, so a caller that needs an order awaits each unit
+   * before asking for the next (issue 25: bulk outcomes).
+   */
+  readonly writesInOrder?: true
   /** A long batch job (a processor run): SQLite checkpoints its WAL less often meanwhile. */
   bulk<T>(job: () => Promise<T>): Promise<T>
   /** Why the store cannot serve now (/readyz), or undefined when it can. */

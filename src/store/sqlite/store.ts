@@ -166,6 +166,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     write<T>(unit: Unit<T>): Promise<T> {
       return writer.write(() => unit(tx))
     },
+    writesInOrder: true,
     async bulk<T>(job: () => Promise<T>): Promise<T> {
       const before = (autocheckpoint.get() as { wal_autocheckpoint: number }).wal_autocheckpoint
       db.exec(`PRAGMA wal_autocheckpoint = ${BULK_CHECKPOINT_PAGES}`)
