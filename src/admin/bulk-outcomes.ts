@@ -98,5 +98,5 @@ function refuseEntry(entry: unknown): never {
 /** The installment_id an entry gave, when it is something a client can match its request by. */
 function echo(entry: unknown): string | number | null {
   const raw = isRecord(entry) ? entry['installment_id'] : undefined
-  return typeof raw === 'string' || typeof raw === 'number' ? raw : null
+  return typeof raw === 'string' || (typeof raw === 'number' && Number.isInteger(raw)) ? raw : null
 }
