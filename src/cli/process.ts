@@ -2,8 +2,7 @@ import type { Config } from '../config.ts'
 import { serviceClock } from '../clock.ts'
 import { isDate } from '../domain/dates.ts'
 import { runProcessor, type Progress, type RunSummary } from '../processing/processor.ts'
-import { openConfiguredStore } from './app.ts'
-import { UsageError } from './commands.ts'
+import { openExistingStore, UsageError } from './commands.ts'
 
 type Io = { out: (l: string) => void; err: (l: string) => void }
 
@@ -19,7 +18,7 @@ export async function processCommand(config: Config, asOf: string | undefined, i
   if (asOf !== undefined && !isDate(asOf)) throw new UsageError(`--as-of: expected a real date as YYYY-MM-DD, got ${JSON.stringify(asOf)}`)
   // --as-of moves the whole service clock for this run, exactly as REPLENISH_TODAY would.
   const clock = serviceClock(config.timeZone, asOf ?? config.today)
-  const store = await openConfiguredStore(config)
+  const store = await openExistingStore(config)
   try {
     const s = await runProcessor(store, {
       clock,
