@@ -21,7 +21,8 @@ export function helpText(version: string): string {
     'Commands:',
     '  serve [--demo]                run the HTTP API, and the processor on its schedule; --demo seeds',
     '                                a demo user, key, admin token, catalog and payment source into an empty database',
-    '  process [--as-of YYYY-MM-DD]  turn due subscriptions into installments once, then exit',
+    '  process [--as-of YYYY-MM-DD]  turn due subscriptions into installments once, then exit; SIGINT (Ctrl-C)',
+    '                                or SIGTERM finishes the batch in hand, says how far it got, exits 130',
     '  migrate                       create or upgrade the database schema, then exit',
     '  backup FILE [--force]         write a consistent copy of the database (safe while serve runs);',
     '                                an existing FILE is replaced only with --force (SQLite; a PostgreSQL',
@@ -62,8 +63,11 @@ export function helpText(version: string): string {
     '  0  done',
     '  1  failure at run time (the port is taken, an unexpected error), or a database that may work',
     '     later: a full disk, an I/O error, a lock held by another process (worth a restart)',
-    '  2  bad command, flag or configuration value (--db in a directory that does not exist)',
+    '  2  bad command, flag or configuration value (--db in a directory that does not exist, or a',
+    '     database file that does not exist for a command but serve and migrate, which make one)',
     '  3  the database cannot be used, and restarting will not change that: not a database,',
     '     corrupt, a schema newer than this binary, a file or directory this user cannot write',
+    '  130  a `process` run stopped by SIGINT (Ctrl-C) or SIGTERM once the batch in hand was done;',
+    '       what it did stays done, and running it again goes on from there',
   ].join('\n')
 }
