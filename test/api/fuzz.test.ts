@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { openApiDocument } from '../../src/api/openapi/document.ts'
 import { ADMIN_TOKEN, createSubscription, seedPayment, seedSubscribable, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
 import { processAsOf } from '../processing/helpers.ts'
+import { prng } from '../helpers/prng.ts'
 
 /**
  * A seeded fuzz of every route the OpenAPI document describes (issue 25): path ids, query
@@ -20,17 +21,6 @@ const TODAY = '2026-01-15'
 type Json = Record<string, any>
 const doc = openApiDocument as Json
 
-/** mulberry32: a small, well-spread PRNG, so a seed gives the same requests everywhere. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Integers as a client writes them: past PostgreSQL's integer and bigint, past 2^53, and not integers at all. */
 export const BIG_INTEGER_TEXTS = [
