@@ -55,7 +55,12 @@ export interface TestResponse {
  * `env` sets REPLENISH_* values as the environment would (REPLENISH_TODAY, limits, …); its
  * REPLENISH_DB makes another instance on that server's database, which stays its first owner's.
  */
-export async function startTestServer(t: TestContext | undefined, env: Record<string, string> = {}, storeOptions: TestStoreOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  t: TestContext | undefined,
+  env: Record<string, string> = {},
+  storeOptions: TestStoreOptions = {},
+  serverOptions: { readonly wrapStore?: (store: Store) => Store } = {},
+): Promise<TestServer> {
   const shared = env['REPLENISH_DB']
   const at = shared === undefined ? await newTestLocation() : { location: shared, remove: () => {} }
   const config = loadConfig({}, {
@@ -69,7 +74,7 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     ...env,
   })
   const opened = await openTestStore(undefined, { synchronous: config.synchronous, readCacheBytes: config.readCacheMb * 1024 * 1024, ...storeOptions }, at)
-  const store = opened.store
+  const store = serverOptions.wrapStore ? serverOptions.wrapStore(opened.store) : opened.store
   const errors: object[] = []
   const app = buildApp(config, store, (e) => errors.push(e))
   const log: AccessLogEntry[] = []
