@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { DatabaseSync } from 'node:sqlite'
 import { createSubscription, seedSubscribable, seedUser, startTestServer, type TestServer, type TestResponse } from '../helpers/server.ts'
 import { sqliteOf } from '../helpers/store.ts'
+import { takeWriteLock } from '../helpers/database.ts'
 
 /**
  * /readyz while writes fail (issue 15, item 2; C12): 503 `{"status": "not ready", "reason": …}`
@@ -26,13 +27,8 @@ async function readyzUntil(server: TestServer, status: number): Promise<TestResp
   }
 }
 
-/**
- * Another process's connection. It waits for the lock like any writer (busy timeout): the
- * server's heartbeat writes every 50 ms, and a BEGIN IMMEDIATE that came during one of those
- * writes failed at once with "database is locked" when it did not wait.
- */
 function otherConnection(t: TestContext, file: string): DatabaseSync {
-  const other = new DatabaseSync(file, { timeout: 30_000 })
+  const other = new DatabaseSync(file, { timeout: 0 })
   t.after(() => other.close())
   return other
 }
@@ -42,7 +38,9 @@ test('a write lock held by another process makes /readyz 503 within seconds, wit
   server.store.startHeartbeat(HEARTBEAT_MS)
   assert.deepEqual((await readyzUntil(server, 200)).body, { status: 'ready' })
   const other = otherConnection(t, server.config.db)
-  other.exec('BEGIN IMMEDIATE')
+  // The heartbeat writes every 50 ms: a BEGIN IMMEDIATE made during one of its batches failed with
+  // "database is locked" when it was not tried again.
+  await takeWriteLock(other)
   const locked = await readyzUntil(server, 503)
   assert.deepEqual([locked.status, locked.body], [503, { status: 'not ready', reason: 'database is locked by another process' }])
   // The process itself answers all the while.
