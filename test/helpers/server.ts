@@ -25,6 +25,13 @@ export interface TestServer {
   readonly log: AccessLogEntry[]
   readonly errors: object[]
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>
+  /**
+   * Resolves once every write asked of the store so far has landed or failed. A request writes
+   * some things (a key's last_used_at, a portal session's touch) in a unit it does not wait for;
+   * an empty write asked after it is a barrier on SQLite's one writer but not on PostgreSQL, whose
+   * units commit in any order.
+   */
+  settled(): Promise<void>
   close(): Promise<void>
 }
 
@@ -75,6 +82,7 @@ export async function startTestServer(
   })
   const opened = await openTestStore(undefined, { synchronous: config.synchronous, readCacheBytes: config.readCacheMb * 1024 * 1024, ...storeOptions }, at)
   const store = serverOptions.wrapStore ? serverOptions.wrapStore(opened.store) : opened.store
+  const settled = trackWrites(store)
   const errors: object[] = []
   const app = buildApp(config, store, (e) => errors.push(e))
   const log: AccessLogEntry[] = []
@@ -112,8 +120,24 @@ export async function startTestServer(
     log,
     errors,
     close,
+    settled,
     request: (method, path, options = {}) => request(server.url, method, path, options),
   }
+}
+
+/** Keeps the store's writes in flight (its `write` wrapped), and answers a wait for those asked so far. */
+function trackWrites(store: Store): () => Promise<void> {
+  const inFlight = new Set<Promise<unknown>>()
+  const write = store.write.bind(store)
+  const tracked: Store['write'] = (unit, context) => {
+    const p = write(unit, context)
+    inFlight.add(p)
+    const done = (): void => void inFlight.delete(p)
+    p.then(done, done)
+    return p
+  }
+  Object.assign(store, { write: tracked })
+  return async () => void (await Promise.allSettled([...inFlight]))
 }
 
 export async function request(base: string, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
