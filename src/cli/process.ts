@@ -26,6 +26,7 @@ export async function processCommand(config: Config, asOf: string | undefined, i
       waitForLease: true,
       onWait: (holder) => io.err(`replenish: another processor is running (${holder}); waiting for it to finish`),
       onProgress: progressPrinter(io.err),
+      upcomingDays: config.upcomingDays,
     })
     io.out(formatSummary(s))
   } finally {
@@ -67,7 +68,8 @@ export function formatSummary(s: RunSummary): string {
   return (
     `processed ${plural(s.processed, 'subscription')} as of ${s.asOf} in ${(s.elapsedMs / 1000).toFixed(1)} s (examined ${s.examined} due): ` +
     `${plural(s.installments, 'installment')} made, ${s.ended} ended, ${s.canceled} canceled, ${s.resumed} resumed; ` +
-    `${s.retriesDue} ${s.retriesDue === 1 ? 'retry' : 'retries'} due, ${s.abandoned} abandoned`
+    `${s.retriesDue} ${s.retriesDue === 1 ? 'retry' : 'retries'} due, ${s.abandoned} abandoned` +
+    (s.upcoming > 0 ? `; ${s.upcoming} upcoming ${s.upcoming === 1 ? 'delivery' : 'deliveries'} announced` : '')
   )
 }
 

@@ -31,7 +31,7 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
   })
   const app = buildApp(config, store, (entry) => errors.write(entry))
   const metrics = new RequestMetrics()
-  const processing = processingForServe(store, app.clock, config.processEvery, (entry) => errors.write(entry))
+  const processing = processingForServe(store, app.clock, config.processEvery, (entry) => errors.write(entry), config.upcomingDays)
   const logError = (entry: object): void => errors.write(entry)
   let answered = 0
   const pacer = loadPacer({ requestsAnswered: () => answered })

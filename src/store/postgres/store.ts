@@ -17,6 +17,8 @@ import { deliveriesRepo } from './deliveries.ts'
 import { importsRepo } from './imports.ts'
 import { portalRepo } from './portal.ts'
 import { overviewRepo } from './overview.ts'
+import { emailsRepo } from './emails.ts'
+import { upcomingRepo } from './upcoming.ts'
 
 export interface PostgresOptions {
   /** Connections this process keeps (REPLENISH_DB_POOL). */
@@ -122,6 +124,7 @@ function postgresStore(pool: pg.Pool): PostgresStore {
     deliveries: reads.deliveries,
     portal: reads.portal,
     overview: reads.overview,
+    emails: reads.emails,
     write: <T>(unit: Unit<T>) => runUnit(pool, unit, pruned),
     bulk: <T>(job: () => Promise<T>) => job(),
     /**
@@ -228,6 +231,8 @@ function txOn(sql: Sql, pruned: PruneClock): Tx {
     get imports() { return lazy('imports', importsRepo) },
     get portal() { return lazy('portal', portalRepo) },
     get overview() { return lazy('overview', overviewRepo) },
+    get emails() { return lazy('emails', emailsRepo) },
+    get upcoming() { return lazy('upcoming', upcomingRepo) },
   }
 }
 

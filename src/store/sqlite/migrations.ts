@@ -375,20 +375,74 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX portal_sessions_expiry ON portal_sessions (expires_at);
     `,
   },
+  {
+    version: 11,
+    // Issue 27 (C17): customers are told. A user's `locale` is null while it follows the service's
+    // default (REPLENISH_DEFAULT_LOCALE), so changing the default changes every such user's mails.
+    // `upcoming_for` is the actionable date a subscription.upcoming event was written for: one
+    // event per (subscription, date), and a date that moves gets its own.
+    // `emails` is the mail outbox, written in the transaction of the event it tells of (C17); times
+    // are ms since the epoch, as the webhook outbox's. It holds no body and no link: a mail is
+    // rendered when it is sent, its one-time portal link made then, only its subject kept.
+    // `email_totals` (one row, made by the first outcome) counts mails sent and failed for /metrics
+    // without counting rows.
+    name: 'customer e-mail: user locale and notifications, upcoming deliveries, the mail outbox',
+    sql: `
+      ALTER TABLE users ADD COLUMN locale TEXT;
+      ALTER TABLE users ADD COLUMN email_notifications INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE subscriptions ADD COLUMN upcoming_for TEXT;
+      CREATE TABLE emails (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        kind TEXT NOT NULL CHECK (kind IN ('upcoming', 'payment_failed', 'canceled')),
+        event_id INTEGER NOT NULL,
+        to_address TEXT,
+        subject TEXT,
+        state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'failed')),
+        retries INTEGER NOT NULL DEFAULT 0,
+        attempts TEXT NOT NULL DEFAULT '[]',
+        due_ms INTEGER,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX emails_pending ON emails(due_ms, id) WHERE state = 'pending';
+      CREATE INDEX emails_user ON emails(user_id, id);
+      CREATE INDEX emails_state ON emails(state, id);
+      CREATE TABLE email_totals (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        sent INTEGER NOT NULL DEFAULT 0,
+        failed INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+    `,
+  },
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0
+
+/**
+ * Versions up to this one are recorded by `user_version` alone; later ones also by a row in
+ * `schema_migrations`, so that one written in parallel with a later one (issues 26, 27 and 28 add
+ * versions 10, 11 and 12 on separate branches) is still applied when it lands after it.
+ */
+const LAST_UNRECORDED = 9
 
 export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
   const target = migrations[migrations.length - 1]?.version ?? 0
   const current = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version
   if (current > target) throw new DatabaseTooNewError(current, target)
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY) STRICT')
+  const recorded = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version))
+  const known = new Set(migrations.map((m) => m.version))
+  // A version this binary does not have was applied by a newer one.
+  for (const v of recorded) if (!known.has(v)) throw new DatabaseTooNewError(v, target)
+  const applied = (v: number): boolean => (v <= LAST_UNRECORDED ? v <= current : recorded.has(v))
   for (const m of migrations) {
-    if (m.version <= current) continue
+    if (applied(m.version)) continue
     db.exec('BEGIN IMMEDIATE')
     try {
       db.exec(m.sql)
-      db.exec(`PRAGMA user_version = ${m.version}`)
+      if (m.version > LAST_UNRECORDED) db.prepare('INSERT INTO schema_migrations (version) VALUES (?)').run(m.version)
+      db.exec(`PRAGMA user_version = ${Math.max(m.version, (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version)}`)
       db.exec('COMMIT')
     } catch (err) {
       db.exec('ROLLBACK')
