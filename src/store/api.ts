@@ -508,6 +508,8 @@ export interface EmailReads {
   /** When the earliest pending mail is due (ms), or null when none is pending. */
   nextDueMs(): Promise<number | null>
   stats(): Promise<EmailStats>
+  /** The oldest pending mail's creation (ms): its event is kept until it is settled (retention). */
+  oldestPendingMs(): Promise<number | null>
 }
 
 export interface Reads {
@@ -703,8 +705,6 @@ export interface EmailsTx extends EmailReads {
   forgetUser(userId: number, atMs: number): Promise<void>
   /** Retention: at most `limit` of the oldest mails made before `beforeMs` that are no longer pending; answers how many. */
   pruneBefore(beforeMs: number, limit: number): Promise<number>
-  /** The oldest pending mail's creation (ms): its event is kept until it is settled (retention). */
-  oldestPendingMs(): Promise<number | null>
 }
 
 /** The processor's walk for C17's upcoming deliveries, through the due index (floor, id). */

@@ -10,6 +10,7 @@ import { newApiKey } from '../../src/admin/users.ts'
 import type { App } from '../../src/api/shared/app.ts'
 import type { AccessLogEntry } from '../../src/http/types.ts'
 import { checkResponse } from './openapi-check.ts'
+import { withMailOutbox } from '../../src/processing/mail/outbox.ts'
 
 // Row checks every API test uses, on either backend.
 export { countRows, snapshot } from './rows.ts'
@@ -69,7 +70,8 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     ...env,
   })
   const opened = await openTestStore(undefined, { synchronous: config.synchronous, readCacheBytes: config.readCacheMb * 1024 * 1024, ...storeOptions }, at)
-  const store = opened.store
+  // As openConfiguredStore does: with e-mail configured, events queue their mails (C17).
+  const store = config.smtpUrl === undefined ? opened.store : withMailOutbox(opened.store)
   const errors: object[] = []
   const app = buildApp(config, store, (e) => errors.push(e))
   const log: AccessLogEntry[] = []
