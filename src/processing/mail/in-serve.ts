@@ -1,8 +1,8 @@
 import type { Config } from '../../config.ts'
 import type { Store, Tx } from '../../store/api.ts'
 import type { Pacer } from '../webhooks/pacer.ts'
-import { mailSender, type Sender } from './sender.ts'
-import { smtpTransport } from './transport.ts'
+import { mailSender, type Sender, type SenderOptions } from './sender.ts'
+import { smtpTransport, type SmtpTimeouts } from './transport.ts'
 
 /** How `serve` makes its portal links: src/admin/portal-sessions.ts, handed in by the CLI. */
 export interface LinkMaker {
@@ -17,12 +17,17 @@ const PRUNE_EVERY_MS = 60_000
  * The mail sender `serve` runs when REPLENISH_SMTP_URL is set (C17), or undefined without it.
  * Config has checked that the sender's address and the links' base come with it.
  */
-export function mailForServe(config: Config, store: Store, links: LinkMaker, log: (entry: object) => void, pacer: Pacer): Sender | undefined {
+export function mailForServe(
+  config: Config, store: Store, links: LinkMaker, log: (entry: object) => void, pacer: Pacer,
+  tuning: Partial<Pick<SenderOptions, 'pollMs' | 'random' | 'concurrency' | 'retryWindowMs'>> & { readonly timeouts?: Partial<SmtpTimeouts> } = {},
+): Sender | undefined {
   if (config.smtpUrl === undefined || config.mailFrom === undefined || config.publicUrl === undefined) return undefined
   let prunedAt = 0
   return mailSender({
     store,
-    transport: smtpTransport({ url: config.smtpUrl, tlsInsecure: config.smtpTlsInsecure, caFile: config.smtpCaFile }),
+    transport: smtpTransport({
+      url: config.smtpUrl, tlsInsecure: config.smtpTlsInsecure, caFile: config.smtpCaFile, connections: tuning.concurrency, timeouts: tuning.timeouts,
+    }),
     settings: {
       shopName: config.shopName,
       accent: config.shopAccent,
@@ -43,5 +48,6 @@ export function mailForServe(config: Config, store: Store, links: LinkMaker, log
     },
     log,
     pacer,
+    ...tuning,
   })
 }
