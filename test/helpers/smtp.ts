@@ -37,6 +37,8 @@ export interface SinkOptions {
   readonly certificate?: 'ca' | 'self'
   /** The reply to the n-th message (0 first) at the end of DATA, instead of 250. */
   readonly refuseData?: (n: number) => { readonly code: number; readonly message: string } | undefined
+  /** DATA's answer waits for this (a server that keeps the client waiting). */
+  readonly holdData?: Promise<unknown>
   /** The reply to RCPT TO for this address, instead of 250. */
   readonly refuseRecipient?: (address: string) => { readonly code: number; readonly message: string } | undefined
 }
@@ -90,7 +92,8 @@ export async function startSmtpSink(t: TestContext | undefined, o: SinkOptions =
     onData(stream, session, callback) {
       const chunks: Buffer[] = []
       stream.on('data', (c: Buffer) => chunks.push(c))
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        await o.holdData
         const n = dataCount++
         const refusal = o.refuseData?.(n)
         if (refusal) return callback(reply(refusal))
