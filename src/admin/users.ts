@@ -37,7 +37,7 @@ async function readEmail(tx: Tx, attrs: Record<string, unknown>, errors: FieldEr
  * C17's settings as a body gives them, over `current`: `locale` one of en, es, fr, de, or null for
  * the service's default (REPLENISH_DEFAULT_LOCALE); `email_notifications` a boolean.
  */
-function readSettings(attrs: Record<string, unknown>, current: UserSettings, errors: FieldErrors): UserSettings {
+export function readSettings(attrs: Record<string, unknown>, current: UserSettings, errors: FieldErrors): UserSettings {
   const raw = attrs['locale']
   let locale = current.locale
   if (raw === null || raw === '') locale = null
