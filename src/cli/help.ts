@@ -4,6 +4,7 @@ import { OPTIONS } from '../config.ts'
 const METAVAR: Readonly<Record<string, string>> = {
   db: 'FILE', string: 'VALUE', port: 'PORT', count: 'N', positive: 'N', optional_count: 'N', bool: '0|1',
   date: 'YYYY-MM-DD', zone: 'ZONE', currency: 'CODE', sync: 'FULL|NORMAL', log: 'json|off', origins: 'ORIGINS',
+  smtp_url: 'URL', mail_from: 'ADDRESS', locale: 'en|es|fr|de', file: 'FILE',
 }
 
 /** The whole manual: every command, flag and REPLENISH_* variable with its default, and the exit statuses. */
@@ -39,6 +40,9 @@ export function helpText(version: string): string {
     '  admin-tokens revoke ID        refuse a stored token from the next request on',
     '  users create --email ADDRESS  make a customer (its id alone on the last line)',
     '  keys create --user ID         make an API key for a customer (printed once, alone on the last line)',
+    '  mail-preview upcoming|payment_failed|canceled [--locale en|es|fr|de] [--html]',
+    '                                print a customer\'s mail as this configuration writes it, for a made-up',
+    '                                customer (headers and text; --html: the HTML part); no database (docs/email.md)',
     '  help, --help, -h              this text',
     '  --version, -v                 the version',
     '',

@@ -22,7 +22,7 @@ test('--help lists every command, flag and REPLENISH_* variable with its default
   assert.deepEqual(run.stderr, [])
   const text = run.stdout.join('\n')
   assert.ok(text.startsWith(`replenish ${PACKAGE_VERSION}:`))
-  for (const command of ['serve [--demo]', 'process [--as-of YYYY-MM-DD]', 'migrate', 'backup FILE [--force]', 'copy --from FILE --to URL', 'import FILE', 'admin-tokens create', 'users create --email ADDRESS', 'keys create --user ID', 'help, --help, -h', '--version, -v']) {
+  for (const command of ['serve [--demo]', 'process [--as-of YYYY-MM-DD]', 'migrate', 'backup FILE [--force]', 'copy --from FILE --to URL', 'import FILE', 'admin-tokens create', 'users create --email ADDRESS', 'keys create --user ID', 'mail-preview upcoming|payment_failed|canceled', 'help, --help, -h', '--version, -v']) {
     assert.match(text, new RegExp(`^  ${command.replace(/[[\]-]/g, '\\$&')} `, 'm'), command)
   }
   for (const o of OPTIONS) {
