@@ -32,13 +32,16 @@ export function mailPreviewCommand(config: Config, kind: string | undefined, loc
     return 0
   }
   const from = config.mailFrom ?? 'shop@example.com'
-  out(`From: ${from.includes('<') ? from : `${config.shopName} <${senderAddress(from)}>`}`)
-  out('To: ana@example.com')
-  out(`Subject: ${mail.subject}`)
-  out(`Date: ${now.toUTCString()}`)
-  out(`Content-Language: ${language}`)
-  out('')
-  for (const line of mail.text.replace(/\n$/, '').split('\n')) out(line)
+  // One write: a reader that stops early (`| head`) cuts it, not the next line's write.
+  out([
+    `From: ${from.includes('<') ? from : `${config.shopName} <${senderAddress(from)}>`}`,
+    'To: ana@example.com',
+    `Subject: ${mail.subject}`,
+    `Date: ${now.toUTCString()}`,
+    `Content-Language: ${language}`,
+    '',
+    mail.text.replace(/\n$/, ''),
+  ].join('\n'))
   return 0
 }
 

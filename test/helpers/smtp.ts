@@ -39,6 +39,12 @@ export interface SinkOptions {
   readonly refuseData?: (n: number) => { readonly code: number; readonly message: string } | undefined
   /** DATA's answer waits for this (a server that keeps the client waiting). */
   readonly holdData?: Promise<unknown>
+  /**
+   * Decides each message's answer at the end of DATA (after `holdData`): a reply instead of 250, or
+   * undefined to take it; a promise that never settles keeps the client waiting. Taken messages
+   * are kept in `messages`; every message, taken or not, is seen here first.
+   */
+  readonly answer?: (mail: ReceivedMail) => Promise<{ readonly code: number; readonly message: string } | undefined>
   /** The reply to RCPT TO for this address, instead of 250. */
   readonly refuseRecipient?: (address: string) => { readonly code: number; readonly message: string } | undefined
 }
@@ -95,10 +101,11 @@ export async function startSmtpSink(t: TestContext | undefined, o: SinkOptions =
       stream.on('end', async () => {
         await o.holdData
         const n = dataCount++
-        const refusal = o.refuseData?.(n)
-        if (refusal) return callback(reply(refusal))
         const raw = Buffer.concat(chunks).toString('utf8')
-        messages.push(parseMail(raw, session.envelope.mailFrom ? session.envelope.mailFrom.address : '', session.envelope.rcptTo.map((r) => r.address)))
+        const mail = parseMail(raw, session.envelope.mailFrom ? session.envelope.mailFrom.address : '', session.envelope.rcptTo.map((r) => r.address))
+        const refusal = o.refuseData?.(n) ?? (await o.answer?.(mail))
+        if (refusal) return callback(reply(refusal))
+        messages.push(mail)
         for (const w of waiters) w()
         callback(null, `2.0.0 Ok: queued as test-${n}`)
       })
