@@ -45,6 +45,8 @@ export interface SinkOptions {
    * are kept in `messages`; every message, taken or not, is seen here first.
    */
   readonly answer?: (mail: ReceivedMail) => Promise<{ readonly code: number; readonly message: string } | undefined>
+  /** The reply to MAIL FROM, instead of 250. */
+  readonly refuseSender?: { readonly code: number; readonly message: string }
   /** The reply to RCPT TO for this address, instead of 250. */
   readonly refuseRecipient?: (address: string) => { readonly code: number; readonly message: string } | undefined
 }
@@ -89,7 +91,7 @@ export async function startSmtpSink(t: TestContext | undefined, o: SinkOptions =
     },
     onMailFrom(_address, session, callback) {
       if (o.requireTls && !session.secure) callback(reply({ code: 530, message: '5.7.0 Must issue a STARTTLS command first' }))
-      else callback()
+      else callback(o.refuseSender ? reply(o.refuseSender) : undefined)
     },
     onRcptTo(address, _session, callback) {
       const refusal = o.refuseRecipient?.(address.address)

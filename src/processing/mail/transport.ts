@@ -127,9 +127,9 @@ export function failure(err: unknown): SmtpResult {
   const e = (typeof err === 'object' && err !== null ? err : {}) as NodemailerError
   const reply = typeof e.response === 'string' && e.response.trim() !== '' ? e.response.trim() : null
   const code = typeof e.responseCode === 'number' ? e.responseCode : undefined
-  // A 5xx to the envelope (RCPT TO) or the message (DATA) is final for this mail; a 5xx to AUTH or
-  // MAIL FROM is a setting of ours that the operator can fix, so it is retried like a 4xx.
-  const permanent = code !== undefined && code >= 500 && (e.code === 'EENVELOPE' || e.code === 'EMESSAGE')
+  // A 5xx to the recipient (RCPT TO) or the message (DATA) is final for this mail; a 5xx to AUTH
+  // or MAIL FROM is a setting of ours that the operator can fix, so it is retried like a 4xx.
+  const permanent = code !== undefined && code >= 500 && (e.command === 'RCPT TO' || e.command === 'DATA')
   const message = (e.message ?? String(err)).replace(/\s+/g, ' ').trim()
   return { sent: false, reply, error: e.command ? `${message} (${e.command})` : message, permanent }
 }

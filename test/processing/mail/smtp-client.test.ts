@@ -106,6 +106,15 @@ test('a 5xx to the recipient fails the mail for good (trying again cannot change
   assert.match(result.error, /RCPT TO|Recipient/i)
 })
 
+test('a 5xx to MAIL FROM (a sender the provider refuses) is retried: a setting to fix, not this mail\'s fault; a 5xx at the end of DATA is final', async (t) => {
+  const refusesSender = await startSmtpSink(t, { refuseSender: { code: 553, message: '5.7.1 Sender address rejected: not owned by user' } })
+  const sender = await client(t, { url: refusesSender.url(), tlsInsecure: false, caFile: TEST_CA_FILE }).send(MAIL)
+  assert.deepEqual(sender.sent ? undefined : [sender.reply, sender.permanent], ['553 5.7.1 Sender address rejected: not owned by user', false])
+  const refusesMessage = await startSmtpSink(t, { refuseData: () => ({ code: 554, message: '5.6.0 Message content rejected' }) })
+  const message = await client(t, { url: refusesMessage.url(), tlsInsecure: false, caFile: TEST_CA_FILE }).send(MAIL)
+  assert.deepEqual(message.sent ? undefined : [message.reply, message.permanent], ['554 5.6.0 Message content rejected', true])
+})
+
 test('a server that drops the connection mid-conversation: not sent, no reply, retried', async (t) => {
   const dropping = await startDroppingServer(t)
   const result = await client(t, { url: `smtp://127.0.0.1:${dropping.port}`, tlsInsecure: false }).send(MAIL)
