@@ -180,7 +180,15 @@ export function mailSender(o: SenderOptions): Sender {
   const send = async (m: ClaimedEmail): Promise<void> => {
     inFlight++
     unrecorded.add(m.id)
-    const composed = composeMail(m, names, o.settings, new Date())
+    let composed: ReturnType<typeof composeMail>
+    try {
+      composed = composeMail(m, names, o.settings, new Date())
+    } catch (err) {
+      // A bug of ours, not the customer's nor the server's: logged, and the mail failed with it
+      // rather than tried again for three days.
+      logError(`mail ${m.id} could not be rendered`, err)
+      composed = { skip: `not sent: it could not be rendered (${err instanceof Error ? err.message : String(err)})` }
+    }
     let result: SmtpResult
     if ('skip' in composed) {
       result = { sent: false, reply: null, error: composed.skip, permanent: true }
