@@ -117,7 +117,7 @@ test('French puts a no-break space before its colons and question marks', () => 
 test('payment_failed: the delivery\'s date, its snapshot\'s items, when the payment is tried again; canceled: no date, the items, whom to contact', () => {
   const failed = renderMail(input({ kind: 'payment_failed', object: installment, link: undefined, language: 'es' }))
   assert.equal(failed.subject, 'No hemos podido cobrar su entrega de Tea & Co')
-  assert.match(failed.text, /^Hola, Ana:\n\nNo hemos podido cobrar el pago de su entrega del sábado, 14 de marzo de 2026\.\n\n {2}2 × Té verde\n\nVolveremos a intentarlo el 15 de marzo de 2026 a las 10:00 UTC\. Compruebe que sus datos de pago en Tea & Co estén actualizados\./)
+  assert.match(failed.text, /^Hola, Ana:\n\nNo hemos podido procesar el pago de su entrega del sábado, 14 de marzo de 2026\.\n\n {2}2 × Té verde\n\nVolveremos a intentarlo el 15 de marzo de 2026 a las 10:00 UTC\. Compruebe que sus datos de pago en Tea & Co estén actualizados\./)
   assert.doesNotMatch(failed.text, /Card declined/, "the shop's own message is not the customer's")
   const canceled = renderMail(input({ kind: 'canceled', object: subscription(false, 'canceled'), link: undefined, language: 'de' }))
   assert.equal(canceled.subject, 'Ihr Abonnement bei Tea & Co wurde gekündigt')

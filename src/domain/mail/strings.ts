@@ -73,7 +73,7 @@ const ES: MailStrings = {
   },
   paymentFailed: {
     subject: (shop) => `No hemos podido cobrar su entrega de ${shop}`,
-    intro: (date) => `No hemos podido cobrar el pago de su entrega del ${date}.`,
+    intro: (date) => `No hemos podido procesar el pago de su entrega del ${date}.`,
     retry: (date) => `Volveremos a intentarlo el ${date}.`,
     check: (shop) => `Compruebe que sus datos de pago en ${shop} estén actualizados.`,
   },
@@ -122,7 +122,7 @@ const DE: MailStrings = {
   upcoming: {
     subject: (shop, day) => `Ihre nächste Lieferung von ${shop}: ${day}`,
     intro: (shop, date) => `Ihre nächste Lieferung von ${shop} ist für ${date} geplant.`,
-    change: (expiry) => `Möchten Sie diese Lieferung auslassen, Ihr Abonnement pausieren oder etwas ändern? Öffnen Sie Ihr Kundenkonto über diesen Link. Er kann einmal verwendet werden und ist bis ${expiry} gültig.`,
+    change: (expiry) => `Möchten Sie diese Lieferung auslassen, Ihr Abonnement pausieren oder etwas ändern? Öffnen Sie Ihr Kundenkonto über diesen Link. Er kann einmal verwendet werden und ist bis zum ${expiry} gültig.`,
     button: 'Mein Abonnement verwalten',
     nothingToDo: 'Wenn alles passt, müssen Sie nichts weiter tun.',
   },
