@@ -4,7 +4,7 @@
 // https://nodejs.org/api/single-executable-applications.html
 import * as esbuild from 'esbuild'
 import { spawnSync } from 'node:child_process'
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bundleClient } from './src/web/client-bundle.ts'
@@ -34,12 +34,15 @@ rmSync(OUT, { recursive: true, force: true })
 mkdirSync(OUT, { recursive: true })
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'))
+const stamp = buildStamp()
+log(`version ${version}, commit ${stamp.commit}, built ${stamp.date}`)
 // The web console's scripts and styles first (docs/console.md): the server bundle carries them as
 // one constant, so the binary serves them with no files beside it.
 const assets = await bundleClient(process.cwd(), esbuild)
 log(`console assets ${Object.entries(assets).map(([name, text]) => `${name} ${(Buffer.byteLength(text) / 1024).toFixed(1)} KiB`).join(', ')}`)
-await esbuild.build({
+const built = await esbuild.build({
   absWorkingDir: process.cwd(),
+  metafile: true, // which packages are inside: their licences go beside the binary
   entryPoints: ['src/main.ts'],
   bundle: true,
   platform: 'node',
@@ -49,7 +52,8 @@ await esbuild.build({
   legalComments: 'none',
   outfile: BUNDLE,
   logLevel: 'warning',
-  define: { REPLENISH_EMBEDDED_ASSETS: JSON.stringify(assets) },
+  // `replenish --version` names the commit and the build's date (src/version.ts).
+  define: { REPLENISH_EMBEDDED_ASSETS: JSON.stringify(assets), REPLENISH_BUILD: JSON.stringify(stamp) },
   // Only a server run from source bundles the console itself: esbuild stays out of the binary.
   // pg (the PostgreSQL driver, C15) is bundled; its optional native binding (libpq) is never used
   // and never installed: pg only requires it when asked to (`pg.native`), which we never do.
@@ -62,6 +66,7 @@ await esbuild.build({
   }],
 })
 log(`bundle ${BUNDLE} (${(statSync(BUNDLE).size / 1024).toFixed(0)} KiB)`)
+writeThirdPartyLicences(Object.keys(built.metafile.inputs))
 
 writeFileSync(SEA_CONFIG, JSON.stringify({
   main: BUNDLE,
@@ -111,13 +116,71 @@ if (process.platform === 'darwin') run('codesign', ['--sign', '-', EXE])
 
 // A build that does not run is no build: the binary must answer --version without any node on PATH.
 const check = spawnSync(EXE, ['--version'], { encoding: 'utf8', env: { PATH: '/nonexistent' } })
-if (check.status !== 0 || check.stdout.trim() !== version) {
+if (check.status !== 0 || check.stdout.trim() !== `replenish ${version} (commit ${stamp.commit}, built ${stamp.date})`) {
   log(`the built binary does not run: status ${check.status}, stdout ${JSON.stringify(check.stdout)}, stderr ${JSON.stringify(check.stderr)}`)
   process.exit(1)
 }
 rmSync(BLOB)
 rmSync(SEA_CONFIG)
 log(`${EXE} ${version} (${mb(EXE)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+
+/**
+ * The commit (12 hex digits, `-dirty` when the work tree has changes git tracks) and the date of
+ * the build, to the second in UTC. SOURCE_DATE_EPOCH (https://reproducible-builds.org) fixes the
+ * date, so two builds of one commit can be compared byte for byte. Without git (a copy of the
+ * sources without .git) the commit is `unknown`.
+ */
+function buildStamp() {
+  const git = (...args) => spawnSync('git', args, { encoding: 'utf8' })
+  const head = git('rev-parse', '--short=12', 'HEAD')
+  let commit = 'unknown'
+  if (head.status === 0) {
+    const dirty = git('status', '--porcelain', '--untracked-files=no').stdout.trim() !== ''
+    commit = `${head.stdout.trim()}${dirty ? '-dirty' : ''}`
+  }
+  const epoch = process.env.SOURCE_DATE_EPOCH
+  const at = epoch !== undefined && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date()
+  return { commit, date: at.toISOString().replace(/\.\d{3}Z$/, 'Z') }
+}
+
+/**
+ * dist/THIRD-PARTY-LICENSES.txt: the licence of Node (the binary is Node with our code inside)
+ * and of every npm package the bundle holds (pg and its own dependencies), whose notices their
+ * licences ask to travel with every copy. esbuild drops legal comments from the bundle
+ * (`legalComments: 'none'`), so this file is where they are; `npm run release` ships it.
+ */
+function writeThirdPartyLicences(inputs) {
+  const packages = new Map()
+  for (const input of inputs) {
+    const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)
+    if (m) packages.set(m[1], input.slice(0, m.index + m[0].length))
+  }
+  // A LICENSE file, or else the README's License section (pgpass, pg-types ship no file).
+  const licenceOf = (dir) => {
+    const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)(\.(md|txt))?$/i.test(f))
+    if (file !== undefined) return readFileSync(join(dir, file), 'utf8').trim()
+    const readme = readdirSync(dir).find((f) => /^readme(\.md)?$/i.test(f))
+    const section = readme && /^#+ *licen[cs]e[^\n]*\n([^]*?)(?=^#|(?![^]))/im.exec(readFileSync(join(dir, readme), 'utf8'))
+    return section ? section[1].trim() || undefined : undefined
+  }
+  const nodeDir = join(dirname(process.execPath), '..', 'node_modules', `node-${process.platform}-${process.arch}`)
+  const nodeLicence = existsSync(nodeDir) ? licenceOf(nodeDir) : undefined
+  if (nodeLicence === undefined) log(`warning: Node's LICENSE not found beside ${process.execPath}: THIRD-PARTY-LICENSES.txt points to it instead`)
+  const sections = [
+    ['Node.js ' + process.version, nodeLicence ?? 'https://github.com/nodejs/node/blob/main/LICENSE'],
+    ...[...packages].sort(([a], [b]) => a.localeCompare(b)).map(([name, dir]) => {
+      const { version: v, license } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+      const text = licenceOf(dir)
+      if (text === undefined) log(`warning: ${name} has no licence file; its package.json says ${license}`)
+      return [`${name} ${v} (${license})`, text ?? `License: ${license} (no licence file in the package)`]
+    }),
+  ]
+  writeFileSync(join(OUT, 'THIRD-PARTY-LICENSES.txt'), [
+    'replenish is MIT-licensed (LICENSE). The executable also holds the software below, under these licences.',
+    ...sections.map(([title, text]) => `\n${'='.repeat(78)}\n${title}\n${'='.repeat(78)}\n\n${text}\n`),
+  ].join('\n'))
+  log(`licences of Node and ${packages.size} bundled packages in ${join(OUT, 'THIRD-PARTY-LICENSES.txt')}`)
+}
 
 function run(command, args) {
   const r = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'] })

@@ -43,11 +43,16 @@ async function stop(child: Child, signal: NodeJS.Signals = 'SIGTERM'): Promise<v
 }
 
 test('runs with no node on PATH: --version, --help, and status 2 for a bad value', async (t) => {
-  assert.deepEqual(await run(t, ['--version']), { code: 0, stdout: `${VERSION}\n`, stderr: '' })
+  // The commit and the date build.mjs baked in (release.test.ts checks them against git).
+  const version = await run(t, ['--version'])
+  assert.match(version.stdout, new RegExp(`^replenish ${VERSION.replaceAll('.', '\\.')} \\(commit [0-9a-f]{12}(-dirty)?, built \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)\n$`))
+  assert.deepEqual({ ...version, stdout: '' }, { code: 0, stdout: '', stderr: '' })
   const help = await run(t, ['--help'])
   assert.equal(help.code, 0)
   assert.match(help.stdout, /^replenish \S+: recurring-delivery subscriptions/)
-  assert.match(help.stdout, /REPLENISH_RATE_LIMIT +default: 50/)
+  const serveHelp = await run(t, ['serve', '--help'])
+  assert.match(serveHelp.stdout, /^Usage: replenish serve/)
+  assert.match(serveHelp.stdout, /REPLENISH_RATE_LIMIT +default: 50/)
   assert.deepEqual(await run(t, ['serve', '--port', 'abc']), { code: 2, stdout: '', stderr: 'replenish: --port: expected a port number from 0 to 65535, got "abc"\n' })
   assert.deepEqual(await run(t, ['serve', '--db', '/no/such/dir/r.db']), { code: 2, stdout: '', stderr: 'replenish: --db: the directory /no/such/dir does not exist, got "/no/such/dir/r.db"\n' })
   assert.deepEqual(await run(t, ['serve', '--bogus']), { code: 2, stdout: '', stderr: 'replenish: unknown flag --bogus; try replenish --help\n' })

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestContext } from 'node:test'
 import { request } from '../test/helpers/server.ts'
-import { startPostgres } from '../test/helpers/postgres.ts'
+import { startPostgres, startPostgresCluster } from '../test/helpers/postgres.ts'
 import { spawnProcess, tempDir, type Child } from '../test/cli/harness.ts'
 
 const BINARY = fileURLToPath(new URL('../dist/replenish', import.meta.url))
@@ -75,4 +75,31 @@ test('dist/replenish: copy a SQLite database to PostgreSQL, then two instances o
   await Promise.all([a.child.exited, b.child.exited])
   const printed = [copy.stdout(), copy.stderr(), a.child.stdout(), a.child.stderr(), b.child.stdout(), b.child.stderr()].join('\n')
   assert.ok(!printed.includes(PASSWORD), 'the password is never printed')
+})
+
+test('dist/replenish: a PostgreSQL it cannot use is one line with its status, no stack (issue 25 items 4, 5)', async (t) => {
+  // A server that asks every connection for its password (SCRAM).
+  const pg = await startPostgresCluster({ password: PASSWORD })
+  t.after(() => pg.stop())
+  await pg.psql('postgres', ['-c', `CREATE ROLE shop LOGIN PASSWORD '${PASSWORD}'`, '-c', 'CREATE DATABASE shop OWNER shop', '-c', 'CREATE DATABASE lax OWNER shop', '-c', 'ALTER DATABASE lax SET synchronous_commit = off'])
+  const dir = tempDir(t)
+  const base = `127.0.0.1:${pg.port}`
+  const migrate = async (db: string): Promise<{ code: number | null; stderr: string }> => {
+    const child = spawnProcess(t, BINARY, ['migrate'], { cwd: dir, env: env(t, db) })
+    const { code } = await child.exited
+    return { code, stderr: child.stderr() }
+  }
+  // The class that refuses commits that are not durable is renamed by the minifier: known by class, not by name.
+  const lax = await migrate(`postgres://shop:${PASSWORD}@${base}/lax`)
+  assert.equal(lax.code, 3)
+  assert.match(lax.stderr, /^replenish: cannot use the database postgres:\/\/shop:\*\*\*\*\*@127\.0\.0\.1:\d+\/lax: synchronous_commit is off on the server, .*\n$/)
+  const unknownMode = await migrate(`postgres://shop:${PASSWORD}@${base}/shop?sslmode=always`)
+  assert.deepEqual(unknownMode, { code: 2, stderr: 'replenish: the URL\'s sslmode "always" is not one of libpq\'s sslmodes: disable, allow, prefer, require, verify-ca, verify-full\n' })
+  const noPassword = await migrate(`postgres://shop@${base}/shop`)
+  assert.deepEqual(noPassword, { code: 3, stderr: `replenish: cannot use the database postgres://shop@${base}/shop: the server asks for a password and none was given: set PGPASSWORD (or put it in the URL, postgres://user:password@host/db)\n` })
+  const noTls = await migrate(`postgres://shop:${PASSWORD}@${base}/shop?sslmode=require`)
+  assert.equal(noTls.code, 3)
+  assert.match(noTls.stderr, /^replenish: cannot use the database \S+: the server does not offer TLS, and sslmode=require requires it: .*\n$/)
+  for (const run of [lax, unknownMode, noPassword, noTls]) assert.ok(!run.stderr.includes(PASSWORD) && !/\n\s+at /.test(run.stderr), run.stderr)
+  assert.equal((await migrate(`postgres://shop:${PASSWORD}@${base}/shop?sslmode=prefer`)).code, 0)
 })

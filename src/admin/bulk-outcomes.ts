@@ -2,6 +2,7 @@ import { HttpError, notFound } from '../http/http-error.ts'
 import type { Ctx } from '../http/types.ts'
 import { FieldErrors, ValidationFailed, fail, isRecord, readId } from '../domain/field-errors.ts'
 import type { Language } from '../domain/messages.ts'
+import type { Unit } from '../store/api.ts'
 import { readOutcome } from '../domain/outcome.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
@@ -19,12 +20,21 @@ export const MAX_OUTCOMES = 500
  * it (find → 404, validate → 422, act), so a refused entry rolls back nothing of the others
  * (docs/decisions.md, "Bulk outcomes (C13)"). The units are all asked for at once: the store
  * runs them one after another in the order asked, and they share group commits (one fsync for
- * many entries instead of one each).
+ * many entries instead of one each). A dry run (C18) applies them one after another in one unit,
+ * rolled back at its end: each entry sees the ones before it, as each real unit sees those
+ * committed before it (an entry fails before it writes anything, so it leaves nothing behind).
  */
 export const recordOutcomes = (app: App): ApiHandler => async (ctx, call) => {
   await authenticateAdmin(app, ctx)
   const entries = readOutcomeList(ctx)
-  return ok({ results: await Promise.all(entries.map((entry) => applyEntry(app, entry, call.language))) })
+  if (call.dryRun) {
+    return ok({ results: await call.write(async (tx) => {
+      const results: Record<string, unknown>[] = []
+      for (const entry of entries) results.push(await applyEntry(app, entry, call.language, (unit) => unit(tx)))
+      return results
+    }) })
+  }
+  return ok({ results: await Promise.all(entries.map((entry) => applyEntry(app, entry, call.language, call.write))) })
 }
 
 /**
@@ -53,12 +63,12 @@ function indexed(obj: Record<string, unknown>): unknown[] | undefined {
  * the body the single call would have answered (C1's 404 body, C4's 422 body). Errors that are
  * not the caller's (the store failing) fail the whole request, as they would fail a single call.
  */
-async function applyEntry(app: App, entry: unknown, language: Language): Promise<Record<string, unknown>> {
+async function applyEntry(app: App, entry: unknown, language: Language, run: <T>(unit: Unit<T>) => Promise<T>): Promise<Record<string, unknown>> {
   const id = isRecord(entry) ? readId(entry['installment_id']) : undefined
   const echoed = id ?? echo(entry)
   try {
     if (id === undefined) refuseEntry(entry)
-    const installment = await app.store.write(async (tx) => {
+    const installment = await run(async (tx) => {
       const inst = await tx.installments.find(id)
       if (inst === undefined) throw notFound()
       return applyOutcome(app, tx, inst, readOutcome(entry as Record<string, unknown>))

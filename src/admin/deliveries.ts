@@ -28,7 +28,8 @@ export const showDelivery = (app: App): ApiHandler => async (ctx) => {
 /**
  * POST /deliveries/:id/redeliver: a new attempt now, whatever the delivery's state (C11); the
  * answer is the delivery with that attempt in its log. A 2xx makes it delivered; a failure leaves
- * its state and schedule as they were (a pending delivery keeps its retries).
+ * its state and schedule as they were (a pending delivery keeps its retries). A dry run (C18)
+ * sends nothing: past the checks, it answers the delivery as it stands (docs/decisions.md).
  */
 export const redeliver = (app: App): ApiHandler => async (ctx, call) => {
   await authenticateAdmin(app, ctx)
@@ -44,6 +45,7 @@ export const redeliver = (app: App): ApiHandler => async (ctx, call) => {
   if (body === undefined) {
     throw new HttpError(422, { error: 'This delivery\'s event is no longer kept (REPLENISH_EVENT_RETENTION_DAYS), so it cannot be sent again.' })
   }
+  if (call.dryRun) return ok(delivery)
   const target = newTarget(endpoint.url, 1)
   try {
     const sent = await post(target, delivery.event_id, body, signatureHeader(signingSecrets(secrets, Date.now()), Math.floor(Date.now() / 1000), body), { redelivery: true })

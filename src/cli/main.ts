@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util'
 import { ConfigError, KNOWN_VARIABLES, loadConfig, OPTIONS, parseArgsOptions } from '../config.ts'
-import { databaseErrorKind, DatabaseDirectoryMissing, DatabaseOpenError } from '../store/open.ts'
+import { databaseErrorKind, DatabaseDirectoryMissing, DatabaseOpenError, TlsSettingRefused } from '../store/open.ts'
 import { serve } from './serve.ts'
 import { BackupFailed, backupCommand, createAdminTokenCommand, createKeyCommand, createUserCommand, listAdminTokensCommand, migrateCommand, revokeAdminTokenCommand, UsageError } from './commands.ts'
 import { processCommand } from './process.ts'
@@ -16,7 +16,7 @@ import { importCommand } from './import.ts'
 import { copyCommand } from './copy.ts'
 import { helpText } from './help.ts'
 import { mailPreviewCommand } from './mail-preview.ts'
-import { VERSION } from '../version.ts'
+import { VERSION, versionLine } from '../version.ts'
 
 export interface CliIo {
   readonly out: (line: string) => void
@@ -27,8 +27,11 @@ export interface CliIo {
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, database: 3 } as const
 
-/** Flags that belong to one command; given to another they are a usage error, not silently ignored. */
-const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup', scope: 'admin-tokens create', label: 'admin-tokens create', from: 'copy', to: 'copy', locale: 'mail-preview', html: 'mail-preview' }
+/**
+ * Flags that belong to one command; given to another they are a usage error, not silently ignored.
+ * Each is documented on its command's help page (test/cli/help.test.ts).
+ */
+export const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup', scope: 'admin-tokens create', label: 'admin-tokens create', from: 'copy', to: 'copy', locale: 'mail-preview', html: 'mail-preview' }
 
 const ARG_OPTIONS = {
   ...parseArgsOptions(),
@@ -57,8 +60,14 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
 
 async function run(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: ARG_OPTIONS })
-  if (values.help || positionals[0] === 'help') return (io.out(helpText(VERSION)), EXIT.ok)
-  if (values.version) return (io.out(VERSION), EXIT.ok)
+  if (values.help || positionals[0] === 'help') {
+    // `replenish serve --help`, `replenish help serve`; `replenish help` and `--help` alone: the overview.
+    const topic = positionals[0] === 'help' ? positionals[1] : positionals[0]
+    const page = helpText(VERSION, topic)
+    if (page === undefined) throw new UsageError(`unknown command ${JSON.stringify(topic)}; try replenish --help`)
+    return (io.out(page), EXIT.ok)
+  }
+  if (values.version) return (io.out(versionLine()), EXIT.ok)
 
   const [command, sub, ...rest] = positionals
   const name = command === undefined ? undefined : ['admin-tokens', 'users', 'keys'].includes(command) ? `${command} ${sub ?? ''}`.trim() : command
@@ -130,6 +139,8 @@ function failure(e: unknown, io: CliIo): number {
   if (code?.startsWith('ERR_PARSE_ARGS') === true) return say(`${(e as Error).message}; try replenish --help`, EXIT.usage)
   // A missing directory is a wrong --db / REPLENISH_DB (config.ts says so first; this is a race).
   if (e instanceof DatabaseDirectoryMissing) return say(e.message, EXIT.usage)
+  // A TLS setting of the PostgreSQL URL (or PGSSL*) that cannot work as given: a bad setting too.
+  if (e instanceof TlsSettingRefused) return say(e.message, EXIT.usage)
   // Transient (1): systemd's Restart=on-failure retries; unusable (3): RestartPreventExitStatus.
   if (e instanceof DatabaseOpenError) return say(e.message, e.transient ? EXIT.failure : EXIT.database)
   if (e instanceof BackupFailed) return say(e.message, EXIT.failure)

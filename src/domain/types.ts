@@ -93,10 +93,27 @@ export interface Subscribable {
   readonly updated_at: string
 }
 
+/**
+ * C18: who made a change. `customer`: an API key (its id); `staff`: an admin token (its id; null
+ * for REPLENISH_ADMIN_TOKEN, which is not stored); `portal`: a customer in the portal (their user
+ * id); `processor` and `system` (imports, retention, the CLI): no id.
+ */
+export const ACTOR_TYPES = ['customer', 'staff', 'portal', 'processor', 'system'] as const
+export type ActorType = (typeof ACTOR_TYPES)[number]
+
+export interface Actor {
+  readonly type: ActorType
+  readonly id: number | null
+}
+
 export interface EventRecord {
   readonly id: number
   readonly type: string
   readonly created_at: string
   readonly subscription_id: number | null
+  /** Null for events written before C18 (migration 14). */
+  readonly actor: Actor | null
+  /** The X-Request-Id of the request that made the change; null for work no request made. */
+  readonly request_id: string | null
   readonly data: { readonly object: unknown }
 }

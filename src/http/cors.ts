@@ -23,9 +23,9 @@ export interface Cors {
 }
 
 /** What a browser may send beyond the CORS-safelisted headers (X-Request-Id is echoed, C1). */
-const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Accept-Language, X-Request-Id'
+const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Accept-Language, X-Request-Id, Replenish-Dry-Run'
 /** What a page may read beyond the safelisted response headers: the ones our answers mean something by. */
-const EXPOSE_HEADERS = 'X-Request-Id, Retry-After, Idempotent-Replayed, WWW-Authenticate'
+const EXPOSE_HEADERS = 'X-Request-Id, Retry-After, Idempotent-Replayed, WWW-Authenticate, Replenish-Dry-Run'
 /**
  * Two hours: Chromium caps a preflight cache at 7200 s, so longer buys nothing there, and it
  * bounds how long a browser keeps an old method list after an upgrade changes the routes.

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import { HttpError } from './http-error.ts'
+import { HttpError, isUnavailable } from './http-error.ts'
 import type { Reply } from './types.ts'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
@@ -17,14 +17,34 @@ export function send(res: ServerResponse, reply: Reply, requestId: string, closi
   res.end(payload)
 }
 
+/** The outage whose first 503 was logged last (Unavailable.since): one line per outage, not one per request. */
+export interface OutageLog {
+  loggedSince: number | undefined
+}
+
 /**
  * The one place where an error becomes a status (STYLE 1). An HttpError is a 4xx the client
- * caused and may read; anything else is a bug: logged with the request id, answered without
- * its text (no stack, no SQL).
+ * caused and may read. An Unavailable one (the database cannot be reached, the disk is full) is
+ * a 503 with Retry-After, which clients and load balancers retry; its outage is logged once, in
+ * one line. Anything else is a bug: logged with the request id and its stack, answered 500
+ * without its text (no stack, no SQL).
  */
-export function errorReply(err: unknown, requestId: string, logError: (entry: object) => void): Reply {
+export function errorReply(err: unknown, requestId: string, logError: (entry: object) => void, outages: OutageLog = { loggedSince: undefined }): Reply {
   if (err instanceof HttpError) {
     return err.headers ? { status: err.status, body: err.body, headers: { ...err.headers } } : { status: err.status, body: err.body }
+  }
+  if (isUnavailable(err)) {
+    if (outages.loggedSince !== err.since) {
+      outages.loggedSince = err.since
+      logError({
+        time: new Date().toISOString(),
+        level: 'error',
+        request_id: requestId,
+        error: 'Service unavailable',
+        message: `${err.reason}; since ${new Date(err.since).toISOString()} requests that need it are answered 503 until it is back (logged once per outage)`,
+      })
+    }
+    return { status: 503, body: { error: 'Service unavailable', request_id: requestId }, headers: { 'retry-after': String(err.retryAfterSeconds) } }
   }
   logError({
     time: new Date().toISOString(),

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import { createRouter } from './router.ts'
 import { BodyCutOff, EMPTY, parseBody, rawBody, readBody } from './body.ts'
 import { HttpError, notFound } from './http-error.ts'
-import { errorReply, send } from './respond.ts'
+import { errorReply, send, type OutageLog } from './respond.ts'
 import { createCors, type Cors, type CorsOptions } from './cors.ts'
 import type { AccessLogEntry, Ctx, Reply, Route } from './types.ts'
 
@@ -78,6 +78,7 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
   let closing = false
   // Sockets whose request our time-out cut off: the handler whose body read that cut off logs 408.
   const timedOut = new WeakSet<object>()
+  const outages: OutageLog = { loggedSince: undefined }
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now()
@@ -127,7 +128,7 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
       // threw before node:http parsed the request's end, leaves `req.complete` false (issue 15).
       reply = err instanceof BodyCutOff
         ? { status: timedOut.has(req.socket) ? 408 : 499, body: null }
-        : errorReply(err, requestId, options.logError)
+        : errorReply(err, requestId, options.logError, outages)
     }
     if (!res.headersSent && !res.destroyed) {
       try {
@@ -135,7 +136,7 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
       } catch (err) {
         // A reply that cannot be sent (a body JSON cannot encode, a bad header value) is a bug
         // like any other: C1's 500, logged with the request id, instead of an empty answer.
-        reply = errorReply(err, requestId, options.logError)
+        reply = errorReply(err, requestId, options.logError, outages)
         if (!res.headersSent) send(res, withCors(cors, origin, reply), requestId, closing)
       }
     }

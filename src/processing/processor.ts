@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Clock } from '../clock.ts'
-import type { Store } from '../store/api.ts'
+import { PROCESSOR_UNIT, type Store, type Unit } from '../store/api.ts'
 import { addCounts, dueWalk, endBatch, noCounts, processBatch, retryBatch } from './batch.ts'
 import { acquireLease, newHolder, releaseLease, renewLease } from './lease.ts'
 import { LockSharing, RowBudget } from './pacing.ts'
@@ -86,11 +86,13 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
     return summary(false, false)
   }
   const stopped = (): boolean => options.signal?.aborted === true
+  // Every event of the run says the processor made it (C18).
+  const write = <T>(unit: Unit<T>): Promise<T> => store.write(unit, PROCESSOR_UNIT)
   try {
     // A long batch job: SQLite checkpoints its WAL less often meanwhile, so each page goes to the
     // database once, not once per batch.
     return await store.bulk(async () => {
-      const runId = await store.write((tx) => tx.leases.startRun(holder, today, new Date().toISOString()))
+      const runId = await write((tx) => tx.leases.startRun(holder, today, new Date().toISOString()))
 
       const total = await store.installments.countDue(today)
       const walk = await dueWalk(store, today, total, batch)
@@ -103,7 +105,7 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
       // that walks by id does not need it, and the next run lifts them.
       const lifts = new RowBudget(sharing, batch)
       for (let full = walk.byIndex; full && !stopped(); await sharing.pause()) {
-        full = await store.write(async (tx) => {
+        full = await write(async (tx) => {
           const limit = lifts.begin()
           await renewLease(tx, holder)
           const n = await tx.installments.liftDueFloors(today, limit)
@@ -113,7 +115,7 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
       }
       const due = new RowBudget(sharing, batch)
       for (let more = true; more && !stopped(); await sharing.pause()) {
-        const unit = await store.write(async (tx) => {
+        const unit = await write(async (tx) => {
           const limit = due.begin()
           await renewLease(tx, holder)
           const { rows, next } = await walk.read(tx, limit)
@@ -139,7 +141,7 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
         let at = { date: '', id: 0 }
         let found = 0
         for (let full = true; full && !stopped(); await sharing.pause()) {
-          const unit = await store.write(async (tx) => {
+          const unit = await write(async (tx) => {
             const limit = due.begin()
             await renewLease(tx, holder)
             const read = await tx.installments.dueByDate(today, at.date, at.id, limit)
@@ -161,7 +163,7 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
       let cursor = { date: '', id: 0 }
       const ending = new RowBudget(sharing, batch)
       for (let full = true; full && !stopped(); await sharing.pause()) {
-        const unit = await store.write(async (tx) => {
+        const unit = await write(async (tx) => {
           const limit = ending.begin()
           await renewLease(tx, holder)
           const subs = await tx.installments.endingBatch(today, cursor.date, cursor.id, limit)
@@ -179,7 +181,7 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
       // the next batch starts from the top again.
       const retries = new RowBudget(sharing, batch)
       for (let full = true; full && !stopped(); await sharing.pause()) {
-        const unit = await store.write(async (tx) => {
+        const unit = await write(async (tx) => {
           const limit = retries.begin()
           await renewLease(tx, holder)
           const due = await tx.installments.retriesDue(nowIso, limit)
@@ -197,7 +199,7 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
       })
 
       if (stopped()) return summary(true, false)
-      await store.write(async (tx) => {
+      await write(async (tx) => {
         await renewLease(tx, holder)
         await tx.leases.finishRun(runId, counts.processed, new Date().toISOString())
       })

@@ -1,5 +1,5 @@
 import { upcomingDate, upcomingHorizon } from '../domain/upcoming.ts'
-import type { Store, Tx } from '../store/api.ts'
+import { PROCESSOR_UNIT, type Store, type Tx } from '../store/api.ts'
 import { LockSharing, RowBudget } from './pacing.ts'
 
 /**
@@ -47,7 +47,7 @@ export async function announceUpcoming(store: Store, w: UpcomingWalk): Promise<n
       budget.end(rows.length)
       const last = rows[rows.length - 1]
       return { after: last ? { floor: last.due_floor ?? '', id: last.id } : at, full: rows.length === limit, told: marked.length }
-    })
+    }, PROCESSOR_UNIT)
     at = unit.after
     told += unit.told
     full = unit.full

@@ -17,7 +17,7 @@
  * - Repositories answer domain values (src/domain/types.ts) or JSON text that is already the
  *   C3 representation; rendering rules live in src/domain/representation.ts, once.
  */
-import type { EventRecord, LineItem, PaymentMethod, PaymentSource, State, Subscribable, Subscription, SubscriptionPatch, User } from '../domain/types.ts'
+import type { Actor, EventRecord, LineItem, PaymentMethod, PaymentSource, State, Subscribable, Subscription, SubscriptionPatch, User } from '../domain/types.ts'
 import type { Attempt, Installment, InstallmentState } from '../domain/installment.ts'
 import type { DueFields } from '../domain/processing.ts'
 import type { NewSubscription } from '../domain/subscription-input.ts'
@@ -587,6 +587,16 @@ export interface SubscriptionsTx extends SubscriptionReads {
   lineItemsOfSubscribable(subscribableId: number): Promise<LineItem[]>
 }
 
+/**
+ * The event log. An event records who made it and in which request (C18) without being told:
+ * `record` and `recordJson` stamp it with the running unit's context (`UnitContext`: the actor and
+ * request id `Store.write` was given), bound into the same INSERT (no extra statement). So a new
+ * event type needs nothing more than a `record` call inside a unit whose writer passed the right
+ * context: a request's `call.commit` (src/api/shared/endpoint.ts) passes the caller's; the
+ * processor passes PROCESSOR_UNIT; a write given none is SYSTEM_UNIT's. A repository that inserts
+ * events with SQL of its own (the processor's bulk `installment.created`) binds the same three
+ * columns (`actor_type`, `actor_id`, `request_id`) from the context its repository was given.
+ */
 export interface EventsTx extends EventReads {
   /** Records an event whose object is already JSON text (the C3 body); answers its id. */
   recordJson(type: string, subscriptionId: number | null, objectJson: string): Promise<number>
@@ -747,13 +757,32 @@ export interface Tx {
 
 export type Unit<T> = (tx: Tx) => Promise<T>
 
+/**
+ * What a unit runs on behalf of (C18). `actor` and `requestId` go on every event the unit writes
+ * (bulk statements included); `dryRun` makes the unit run, answer, and roll back: nothing it did
+ * is kept (SQLite: its savepoint is rolled back, and the body cache neither serves it nor learns
+ * from it; PostgreSQL: its transaction is rolled back; sequences, which are not transactional,
+ * keep the ids it took).
+ */
+export interface UnitContext {
+  readonly actor: Actor
+  readonly requestId: string | null
+  readonly dryRun: boolean
+}
+
+/** Work no request asked for and that is not processing: the CLI, imports, retention (C18 `system`). */
+export const SYSTEM_UNIT: UnitContext = Object.freeze({ actor: Object.freeze({ type: 'system', id: null }), requestId: null, dryRun: false })
+/** The processor's units (C18 `processor`). */
+export const PROCESSOR_UNIT: UnitContext = Object.freeze({ actor: Object.freeze({ type: 'processor', id: null }), requestId: null, dryRun: false })
+
 export interface Store extends Reads {
   readonly kind: StoreKind
   /**
    * Runs `unit` as one unit of work: it commits, durably, before the promise resolves, or rolls
-   * back whole and rejects. SQLite: a savepoint of the shared batch (group commit).
+   * back whole and rejects. SQLite: a savepoint of the shared batch (group commit). `context`
+   * (SYSTEM_UNIT when absent) names who it runs for; a dry one is rolled back once it answers.
    */
-  write<T>(unit: Unit<T>): Promise<T>
+  write<T>(unit: Unit<T>, context?: UnitContext): Promise<T>
   /** A long batch job (a processor run): SQLite checkpoints its WAL less often meanwhile. */
   bulk<T>(job: () => Promise<T>): Promise<T>
   /** Why the store cannot serve now (/readyz), or undefined when it can. */

@@ -1,4 +1,4 @@
-import type { SubscriptionPatch } from '../domain/types.ts'
+import type { Actor, ActorType, SubscriptionPatch } from '../domain/types.ts'
 
 /**
  * Facts of the schema both backends share (sqlite/migrations.ts, postgres/migrations.ts): the
@@ -20,3 +20,9 @@ export const COLUMN_OF: Record<keyof SubscriptionPatch, string> = {
   payment_source_id: 'payment_source_id', currency: 'currency', processing_state: 'processing_state',
   shipping_address: 'shipping_address', billing_address: 'billing_address',
 }
+
+/** The columns every events read selects, in the order the row mappers read them. */
+export const EVENT_COLUMNS = ['id', 'type', 'created_at', 'subscription_id', 'actor_type', 'actor_id', 'request_id', 'data'] as const
+
+/** An event's actor columns as C18's `actor`: null for an event written before them (migration 14). */
+export const storedActor = (type: string | null, id: number | null): Actor | null => (type === null ? null : { type: type as ActorType, id })

@@ -3,12 +3,15 @@ import { openSqliteStore, type StoreOptions } from './sqlite/store.ts'
 import { backupDatabase, isTransientSqliteError, sqliteResultCode } from './sqlite/db.ts'
 import { openPostgresStore, type PostgresOptions } from './postgres/store.ts'
 import { maskedUrl, postgresErrorKind } from './postgres/connect-errors.ts'
+import { StoreUnavailable } from './unavailable.ts'
 
 export type { StoreOptions, PostgresOptions }
 /** What opening a store reports (named file and cause; transient or not) and the schema this binary brings. */
 export { DatabaseDirectoryMissing, DatabaseOpenError } from './sqlite/db.ts'
 export { SCHEMA_VERSION } from './sqlite/migrations.ts'
 export { BackupRefused } from './postgres/store.ts'
+export { TlsSettingRefused } from './postgres/tls.ts'
+export { StoreUnavailable } from './unavailable.ts'
 
 /** C15: `postgres://…` or `postgresql://…` selects PostgreSQL; anything else is a SQLite file. */
 export function isPostgresLocation(location: string): boolean {
@@ -38,6 +41,7 @@ export function shownLocation(location: string): string {
  * restarting), `permanent` otherwise; undefined for anything that is not the database's.
  */
 export function databaseErrorKind(err: unknown): 'transient' | 'permanent' | undefined {
+  if (err instanceof StoreUnavailable) return 'transient'
   if (sqliteResultCode(err) === undefined) return postgresErrorKind(err)
   return isTransientSqliteError(err) ? 'transient' : 'permanent'
 }

@@ -381,7 +381,7 @@ describe('events', () => {
       ['subscription.created', sub.id, sub], ['subscription.skipped', sub.id, skipped], ['subscription.canceled', sub.id, canceled],
     ])
     for (const e of all.events) {
-      assert.deepEqual(Object.keys(e), ['id', 'type', 'created_at', 'subscription_id', 'data'])
+      assert.deepEqual(Object.keys(e), ['id', 'type', 'created_at', 'subscription_id', 'actor', 'request_id', 'data'])
       assert.match(e.created_at, ISO_TIME)
     }
     assert.equal(all.next_after, null)

@@ -29,7 +29,7 @@ test('GET /subscriptions/:id/events: newest first, paginated like every customer
   const ids = all.body.events.map((e: any) => e.id)
   assert.deepEqual(ids, [...ids].sort((a: number, b: number) => b - a))
   for (const e of all.body.events) {
-    assert.deepEqual(Object.keys(e), ['id', 'type', 'created_at', 'subscription_id', 'data'])
+    assert.deepEqual(Object.keys(e), ['id', 'type', 'created_at', 'subscription_id', 'actor', 'request_id', 'data'])
     assert.equal(e.subscription_id, sub.id)
     assert.match(e.created_at, ISO)
     assert.deepEqual(Object.keys(e.data), ['object'])

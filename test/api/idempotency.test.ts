@@ -7,7 +7,7 @@ import { endpoint, ok } from '../../src/api/shared/endpoint.ts'
 import { HttpError } from '../../src/http/http-error.ts'
 import type { Ctx } from '../../src/http/types.ts'
 import { newApiKey } from '../../src/admin/users.ts'
-import { sha256 } from '../../src/api/shared/auth.ts'
+import { authenticate, sha256 } from '../../src/api/shared/auth.ts'
 import { testSql } from '../helpers/rows.ts'
 
 /** C5: Idempotency-Key on every write route, customer and admin. */
@@ -261,11 +261,16 @@ test('409 while the first request with that key is still running (the endpoint w
   let release!: () => void
   const gate = new Promise<void>((resolve) => { release = resolve })
   let runs = 0
-  const route = endpoint(server.app, async (_ctx, call) => {
+  // Each authenticates its caller first, as every route does (the unit names its actor, C18).
+  const route = endpoint(server.app, async (ctx, call) => {
+    await authenticate(server.app, ctx)
     await gate
     return call.commit(async () => ok({ run: ++runs }))
   })
-  const otherRoute = endpoint(server.app, (_ctx, call) => call.commit(async () => ok({ other: true })))
+  const otherRoute = endpoint(server.app, async (ctx, call) => {
+    await authenticate(server.app, ctx)
+    return call.commit(async () => ok({ other: true }))
+  })
   const headers = { authorization: `Bearer ${alice.key}`, 'idempotency-key': 'slow' }
   const first = route(fakeCtx(headers))
   await assert.rejects(route(fakeCtx(headers)), (err: unknown) =>

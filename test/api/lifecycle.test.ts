@@ -44,7 +44,11 @@ async function assertChanged(server: TestServer, res: TestResponse, before: any,
   assert.equal(events.length, eventsBefore + 1)
   const newest = events[0]
   assert.ok(newest)
-  assert.deepEqual({ ...newest, id: 0, created_at: '' }, { id: 0, type, created_at: '', subscription_id: before.id, data: { object: res.body } })
+  // C18: made by the caller (a customer's key, or the shop's token), in this request.
+  const { actor, request_id, ...rest } = newest
+  assert.deepEqual({ ...rest, id: 0, created_at: '' }, { id: 0, type, created_at: '', subscription_id: before.id, data: { object: res.body } })
+  assert.ok(actor?.type === 'customer' || actor?.type === 'staff', JSON.stringify(actor))
+  assert.equal(request_id, res.headers.get('x-request-id'))
 }
 
 /** 200 with the subscription unchanged, nothing stored, no event. */

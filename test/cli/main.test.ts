@@ -1,47 +1,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { OPTIONS } from '../../src/config.ts'
 import { request } from '../helpers/server.ts'
 import { runCli, startServe, tempDir, testDb } from './harness.ts'
 import { snapshotAt } from '../helpers/rows.ts'
 
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
-
-test('--version and -v print the package version alone', async () => {
-  for (const flag of ['--version', '-v']) {
-    assert.deepEqual(await runCli([flag]), { status: 0, stdout: [PACKAGE_VERSION], stderr: [] })
-  }
-})
-
-test('--help lists every command, flag and REPLENISH_* variable with its default, and the exit statuses', async () => {
-  const run = await runCli(['--help'])
-  assert.equal(run.status, 0)
-  assert.deepEqual(run.stderr, [])
-  const text = run.stdout.join('\n')
-  assert.ok(text.startsWith(`replenish ${PACKAGE_VERSION}:`))
-  for (const command of ['serve [--demo]', 'process [--as-of YYYY-MM-DD]', 'migrate', 'backup FILE [--force]', 'copy --from FILE --to URL', 'import FILE', 'admin-tokens create', 'users create --email ADDRESS', 'keys create --user ID', 'mail-preview upcoming|payment_failed|canceled', 'help, --help, -h', '--version, -v']) {
-    assert.match(text, new RegExp(`^  ${command.replace(/[[\]-]/g, '\\$&')} `, 'm'), command)
-  }
-  for (const o of OPTIONS) {
-    const line = run.stdout.find((l) => l.includes(` ${o.env} `))
-    assert.ok(line, o.env)
-    assert.ok(line.includes(`default: ${o.fallback ?? 'unset'}`), `${o.env} default`)
-    assert.ok(o.envOnly ? line.includes('(no flag)') : line.trimStart().startsWith(`--${o.flag} `), `${o.env} flag`)
-  }
-  for (const status of ['  0  done', '  1  failure at run time', '  2  bad command, flag or configuration value', '  3  the database cannot be used']) {
-    assert.ok(text.includes(status), status)
-  }
-  // Issue 15 item 10: as the code does, a missing directory is 2 and a full disk or a lock is 1.
-  const exitTable = text.slice(text.indexOf('Exit status:'))
-  assert.match(exitTable, /^ {2}1 [^]*full disk[^]*lock held by another process[^]*^ {2}2 .*directory that does not exist.*$/m)
-  assert.doesNotMatch(exitTable.slice(exitTable.indexOf('  3  ')), /directory (that )?does not exist|no directory|full|lock/)
-  assert.deepEqual(await runCli(['-h']), run)
-  assert.deepEqual(await runCli(['help']), run)
-  assert.deepEqual(await runCli(['serve', '--help']), run)
-})
+// --help and --version: test/cli/help.test.ts.
 
 test('a bad command, flag or value exits 2 with one line naming it, before touching anything', async (t) => {
   const dir = tempDir(t)

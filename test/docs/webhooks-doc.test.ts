@@ -160,6 +160,8 @@ test('the catalogue has one example per event type, each with the fields of a re
     assert.ok(live, `the lifecycle wrote a ${type} event`)
     assert.equal(example.type, type, `the example under ${type} is one`)
     assert.deepEqual(Object.keys(example), Object.keys(live), `${type}: the event's keys`)
+    // C18: the example names who makes such an event in that lifecycle (a customer, the shop, the processor).
+    assert.equal(example.actor?.type, live.actor?.type, `${type}: the example's actor`)
     assert.deepEqual(Object.keys(example.data), ['object'])
     assert.deepEqual(shapeDiff(example.data.object, live.data.object, `${type} data.object`), [], 'regenerate the examples: npx tsx docs/tools/event-examples.ts')
     if (type.startsWith('installment.')) assert.deepEqual(Object.keys(example.data.object.user), ['id', 'email', 'external_id'])

@@ -12,7 +12,7 @@ import { ADMIN_TOKEN, createSubscription, request, seedUser, startTestServer, ty
 
 const SHOP = 'https://shop.example'
 const OTHER = 'https://evil.example'
-const EXPOSED = 'X-Request-Id, Retry-After, Idempotent-Replayed, WWW-Authenticate'
+const EXPOSED = 'X-Request-Id, Retry-After, Idempotent-Replayed, WWW-Authenticate, Replenish-Dry-Run'
 
 function corsHeaders(res: TestResponse): Record<string, string> {
   const out: Record<string, string> = {}
@@ -53,7 +53,7 @@ test('a preflight from a listed origin is 204 with the route\'s methods, the hea
     assert.deepEqual(corsHeaders(res), {
       'access-control-allow-origin': SHOP,
       'access-control-allow-methods': allow,
-      'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, Accept-Language, X-Request-Id',
+      'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, Accept-Language, X-Request-Id, Replenish-Dry-Run',
       'access-control-max-age': String(PREFLIGHT_MAX_AGE_SECONDS),
       vary: 'Origin',
     }, path)

@@ -65,11 +65,12 @@ function fillIn(block: string, values: Record<string, string>): string {
 /**
  * Wraps curl so each call leaves "<status> <arguments>" in the log while its body still goes to
  * stdout (a `$(curl …)` in the walk-through reads it); arguments spread over lines are logged on one. A curl that cannot connect fails the
- * script (`set -e`).
+ * script (`set -e`). The recorder's -o and -w come after the line's own: curl keeps the last
+ * -w, so the walk-through's `-w '\n'` does not replace the status code.
  */
 const CURL_RECORDER = `set -e
 curl() {
-  command curl -o "$WALK_DIR/body" -w '%{http_code}' "$@" > "$WALK_DIR/status"
+  command curl "$@" -o "$WALK_DIR/body" -w '%{http_code}' > "$WALK_DIR/status"
   printf '%s %s\\n' "$(cat "$WALK_DIR/status")" "$(printf '%s' "$*" | tr '\\n' ' ')" >> "$WALK_DIR/log"
   cat "$WALK_DIR/body"
 }
@@ -88,13 +89,21 @@ test('the README walk-through runs as written on a fresh `npm start`: every curl
   assert.equal(spawnSync('curl', ['--version']).error, undefined, 'the walk-through test needs curl on PATH (.ci/run installs it)')
   const blocks = walkthroughBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'))
   assert.ok(blocks.length > 0, 'the walk-through has a ```sh block')
+  // Issue 29 item 6: a reader's prompt starts on its own line after each answer, and a long
+  // answer is cut. A command spread over lines (`\` at the end) counts as one.
+  for (const command of blocks.join('\n').replace(/\\\n/g, ' ').split('\n').filter((l) => l.startsWith('curl '))) {
+    assert.ok(command.includes(`-w '\\n'`) || /\| head\b/.test(command), `a walk-through curl line without -w '\\n' (or | head): ${command}`)
+  }
 
   const dir = tempDir(t)
   const db = join(dir, 'replenish.db')
   const [command, ...flags] = npmStartArgs()
   assert.equal(command, 'serve')
   // As npm start: the default schedule of the processor inside serve (the harness turns it off).
-  const server = await startServe(t, { REPLENISH_DB: db, REPLENISH_PROCESS_EVERY: '10' }, flags)
+  // The script pastes faster than a reader: the first events can be posted before the receiver's
+  // node has started (under load), and the default first retry, 10 s later, would come after the
+  // walk-through has stopped it. A 1 s retry base gives the receiver time, as a reader's pace does.
+  const server = await startServe(t, { REPLENISH_DB: db, REPLENISH_PROCESS_EVERY: '10', REPLENISH_WEBHOOK_RETRY_BASE_SECONDS: '1' }, flags)
   const printed = async (re: RegExp): Promise<string> => {
     for (let i = 0; i < 500; i++) {
       const m = re.exec(server.stderr.join('\n'))

@@ -4,6 +4,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../src/store/sqlite/migrations.ts'
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.ts'
 import { eventsStore } from '../../src/store/sqlite/events-store.ts'
+import { SYSTEM_UNIT } from '../../src/store/api.ts'
 
 // A subscription's events are a chain kept by the database (migration 2), not an index: the
 // customer's events list (C10) must still be exactly "its events, newest first", whatever wrote them.
@@ -99,7 +100,7 @@ test('migration 2 links the events a version-1 database already holds, and drops
     [[1, 6, 3], [2, 8, 3], [3, 5, 1]])
   assert.equal(db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name = 'events_subscription'").get()?.['n'], 0)
   // And the chain goes on from there.
-  const events = eventsStore(db)
+  const events = eventsStore(db, () => SYSTEM_UNIT)
   events.record('subscription.skipped', 1, {})
   assert.deepEqual(events.ofSubscription(1, 0, 10).map((e) => e.id), [9, 6, 3, 1])
   assert.equal(events.countOfSubscription(1), 4)

@@ -77,7 +77,9 @@ test('a full disk inside a unit is recorded as the reason writes fail; a unit re
   // No more pages than the file has now: SQLite answers SQLITE_FULL as on a full disk.
   const pages = (h.store.db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count
   h.store.db.exec(`PRAGMA max_page_count = ${pages}`)
-  await assert.rejects(h.store.write(async () => range(1, 20_000).forEach((n) => h.insert(n))), { errcode: 13 })
+  // Issue 25 item 6: the store says so as StoreUnavailable (a 503), SQLite's error its cause.
+  await assert.rejects(h.store.write(async () => range(1, 20_000).forEach((n) => h.insert(n))), (err: Error) =>
+    err.name === 'StoreUnavailable' && err.message === 'the disk is full (SQLite: database or disk is full)' && (err.cause as { errcode?: number }).errcode === 13)
   assert.equal(await h.store.problem(), 'disk is full')
   h.store.db.exec('PRAGMA max_page_count = 1073741823')
   await h.store.write(async () => h.insert(1))

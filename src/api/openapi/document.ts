@@ -70,7 +70,7 @@ export const openApiDocument: Record<string, unknown> = {
       'Bodies are JSON or Rails-style form encoding (C1); a JSON body without its root key is read as wrapped. ' +
       'Every answer is JSON (`application/json; charset=utf-8`) except /metrics, and carries X-Request-Id. ' +
       'Routing comes first: an unknown path is a 404 and a known path with another method a 405 with Allow, before authentication. ' +
-      'Every write accepts an Idempotency-Key. HEAD is answered wherever GET is.',
+      'Every write accepts an Idempotency-Key, and `Replenish-Dry-Run: 1` to be answered without changing anything (C18). HEAD is answered wherever GET is.',
     license: { name: 'MIT', identifier: 'MIT' },
   },
   servers: [{ url: 'http://127.0.0.1:8080', description: 'The default bind address (REPLENISH_HOST, REPLENISH_PORT).' }],

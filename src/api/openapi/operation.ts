@@ -5,7 +5,7 @@
  * the server decides them (src/http/server.ts, src/api/shared/endpoint.ts, auth.ts), instead of
  * being listed by hand on 60-odd operations.
  */
-import { jsonResponse } from './errors.ts'
+import { DRY_RUN_HEADER, jsonResponse } from './errors.ts'
 import type { Schema } from './schema-kit.ts'
 
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete'
@@ -77,12 +77,16 @@ function statuses(method: Method, path: string, spec: OperationSpec): Record<str
   out['408'] = use('RequestTimeout')
   out['431'] = use('HeadersTooLarge')
   out['500'] = use('InternalError')
+  // Every route with credentials reads the database (its key or token at least).
+  if (spec.auth !== 'none') out['503'] = use('ServiceUnavailable')
   return out
 }
 
-function answer(a: Answer): Schema {
-  if (a.mediaType === undefined) return jsonResponse(a.description, a.schema)
-  return { ...jsonResponse(a.description, a.schema), content: { [a.mediaType]: { schema: a.schema } } }
+/** A success; a write's says when it was a dry run (C18). */
+function answer(a: Answer, writes: boolean): Schema {
+  const response = jsonResponse(a.description, a.schema, writes ? DRY_RUN_HEADER : {})
+  if (a.mediaType === undefined) return response
+  return { ...response, content: { [a.mediaType]: { schema: a.schema } } }
 }
 
 export function operation(method: Method, path: string, spec: OperationSpec): Entry {
@@ -90,9 +94,9 @@ export function operation(method: Method, path: string, spec: OperationSpec): En
   if (path.includes('{id}')) parameters.push(parameter('Id'))
   parameters.push(...(spec.parameters ?? []))
   if (spec.auth !== 'none' && (method !== 'get' || spec.strictQuery)) parameters.push(parameter('AcceptLanguage'))
-  if (method !== 'get' && spec.auth !== 'none') parameters.push(parameter('IdempotencyKey'))
+  if (method !== 'get' && spec.auth !== 'none') parameters.push(parameter('IdempotencyKey'), parameter('DryRun'))
   const responses: Record<string, Schema> = { ...statuses(method, path, spec) }
-  for (const a of spec.answers) responses[a.status] = answer(a)
+  for (const a of spec.answers) responses[a.status] = answer(a, method !== 'get' && spec.auth !== 'none')
   const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
   return [
     path,

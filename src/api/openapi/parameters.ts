@@ -11,6 +11,15 @@ export const parameters: Record<string, Schema> = {
       'another request with it is a 422, one while the first still runs a 409 (C5).',
     schema: { type: 'string', maxLength: 255 },
   },
+  DryRun: {
+    name: 'Replenish-Dry-Run',
+    in: 'header',
+    description:
+      '`1`: a dry run (C18). The request is answered exactly as it would be (status and body, refusals included) and changes nothing: ' +
+      'no row, no event, no webhook delivery, no Idempotency-Key stored; the answer carries `Replenish-Dry-Run: 1`. ' +
+      'Any other value is a 422 and nothing runs. On PostgreSQL the ids a dry run shows may be taken by then by the real request.',
+    schema: { type: 'string', enum: ['1'] },
+  },
   AcceptLanguage: {
     name: 'Accept-Language',
     in: 'header',

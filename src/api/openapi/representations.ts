@@ -2,7 +2,7 @@
  * components/schemas: what the service answers (C3, C11, C13), exact. The enums come from the
  * domain's own lists, so a state or event type added there is documented without a second edit.
  */
-import { ADDRESS_FIELDS, STATES } from '../../domain/types.ts'
+import { ACTOR_TYPES, ADDRESS_FIELDS, STATES } from '../../domain/types.ts'
 import { INSTALLMENT_STATES } from '../../domain/installment.ts'
 import { EVENT_TYPES } from '../../domain/events.ts'
 import { OUTCOME_RESULTS } from '../../domain/outcome.ts'
@@ -69,11 +69,21 @@ const Installment = object({
   ...stamps,
 })
 
+const Actor: Schema = {
+  ...object({ type: oneOfValues(ACTOR_TYPES), id: nullableId }),
+  type: ['object', 'null'],
+  description:
+    'Who made the change (C18): `customer` (id: the API key\'s), `staff` (id: the admin token\'s; null for REPLENISH_ADMIN_TOKEN), ' +
+    '`portal` (id: the customer\'s user id), `processor` or `system` (imports, the command line; id null). Null on events written before it was recorded.',
+}
+
 const Event = object({
   id,
   type: oneOfValues(EVENT_TYPES),
   created_at: timestamp,
   subscription_id: nullableId,
+  actor: Actor,
+  request_id: { ...nullableText, description: 'The X-Request-Id of the request that made the change; null for the processor, the command line, and events written before it was recorded.' },
   data: object({
     object: {
       description: 'The representation after the change, as it was then: a subscription, a line item or an installment.',

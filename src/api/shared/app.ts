@@ -1,14 +1,15 @@
 import type { Config } from '../../config.ts'
 import type { Clock } from '../../clock.ts'
 import type { Store } from '../../store/api.ts'
+import type { Actor } from '../../domain/types.ts'
 
 /** What every handler may use: built once by the composition root (cli/serve.ts). */
 export interface App {
   readonly config: Config
   readonly store: Store
   readonly clock: Clock
-  /** presented key → user id (and the key's hash), so an authorized read costs no key query; cleared on revoke. */
-  readonly keyCache: Map<string, { userId: number; until: number; hash: string }>
+  /** presented key → user id (and the key's hash and C18 actor), so an authorized read costs no key query; cleared on revoke. */
+  readonly keyCache: Map<string, { userId: number; until: number; hash: string; actor: Actor }>
   /**
    * How long a key stays in `keyCache`: 10 s on SQLite (one process revokes, and clears it);
    * 0 on PostgreSQL, where a key revoked through another instance must fail here at once (C15).

@@ -3,6 +3,8 @@ import { HttpError } from '../../http/http-error.ts'
 import type { Ctx } from '../../http/types.ts'
 import type { App } from './app.ts'
 import type { AdminScope, PortalSession, Tx } from '../../store/api.ts'
+import type { Actor } from '../../domain/types.ts'
+import { STAFF_BY_CONFIGURED_TOKEN, actAs } from './actor.ts'
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="replenish"' }
 
@@ -39,7 +41,7 @@ export function authenticate(app: App, ctx: Ctx): number | Promise<number> {
   if (key === undefined) return withoutKey(app, ctx)
   // Keyed by the presented key so a cached caller costs no hash; the hash is only for storage.
   const cached = app.keyCache.get(key)
-  if (cached !== undefined && cached.until > Date.now()) return admit(app, ctx, cached.userId, cached.hash)
+  if (cached !== undefined && cached.until > Date.now()) return admit(app, ctx, cached.userId, cached.hash, cached.actor)
   return lookUpKey(app, ctx, key)
 }
 
@@ -55,11 +57,13 @@ async function lookUpKey(app: App, ctx: Ctx, key: string): Promise<number> {
   // Only here, on a cache miss (at most one per key per 10 s): a cached request records nothing.
   noteUse(app, 'API key', found, (tx) => tx.accounts.touchApiKey(found.id))
   const userId = found.user_id
+  // C18: a customer's changes are signed with the key's id (one object per cached key, not per request).
+  const actor: Actor = { type: 'customer', id: found.id }
   if (app.keyCacheMs > 0) {
     if (app.keyCache.size > 100_000) app.keyCache.clear()
-    app.keyCache.set(key, { userId, until: Date.now() + app.keyCacheMs, hash })
+    app.keyCache.set(key, { userId, until: Date.now() + app.keyCacheMs, hash, actor })
   }
-  return admit(app, ctx, userId, hash)
+  return admit(app, ctx, userId, hash, actor)
 }
 
 const NO_KEY = { error: 'You must specify an API key.' }
@@ -85,7 +89,7 @@ function withoutKey(app: App, ctx: Ctx): Promise<number> {
 
 async function portalUser(app: App, ctx: Ctx): Promise<number> {
   const session = await portalSession(app, ctx)
-  return admit(app, ctx, session.user_id, `portal:${session.id}`)
+  return admit(app, ctx, session.user_id, `portal:${session.id}`, { type: 'portal', id: session.user_id })
 }
 
 /**
@@ -133,8 +137,9 @@ function sameSecret(given: string | string[] | undefined, expected: string): boo
   return timingSafeEqual(Buffer.from(sha256(given), 'hex'), Buffer.from(sha256(expected), 'hex'))
 }
 
-function admit(app: App, ctx: Ctx, userId: number, hash: string): number {
+function admit(app: App, ctx: Ctx, userId: number, hash: string, actor: Actor): number {
   ctx.userId = userId // before the rate limit, so the log names whoever was refused
+  actAs(ctx, actor)
   app.limits.take(hash)
   return userId
 }
@@ -163,7 +168,10 @@ export async function authenticateAdmin(app: App, ctx: Ctx): Promise<void> {
   if (configured !== undefined) {
     const a = Buffer.from(hash, 'hex')
     const b = Buffer.from(sha256(configured), 'hex')
-    if (timingSafeEqual(a, b)) return
+    if (timingSafeEqual(a, b)) {
+      actAs(ctx, STAFF_BY_CONFIGURED_TOKEN)
+      return
+    }
   }
   const address = clientAddress(app, ctx)
   app.limits.checkAddress(address)
@@ -174,6 +182,7 @@ export async function authenticateAdmin(app: App, ctx: Ctx): Promise<void> {
   }
   noteUse(app, 'admin token', stored, (tx) => tx.accounts.touchAdminToken(stored.id))
   if (!scopeAllows(stored.scope, ctx.method, ctx.path)) throw new HttpError(403, FORBIDDEN)
+  actAs(ctx, { type: 'staff', id: stored.id })
 }
 
 const TOKENS_PATH = '/admin/api/v1/admin_tokens'

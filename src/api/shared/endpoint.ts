@@ -5,20 +5,38 @@ import { ValidationFailed } from '../../domain/field-errors.ts'
 import { negotiateLanguage, type Language } from '../../domain/messages.ts'
 import { bearerToken, sha256 } from './auth.ts'
 import type { App } from './app.ts'
-import type { StoredResponse, Tx, Unit } from '../../store/api.ts'
+import { actorOf } from './actor.ts'
+import type { StoredResponse, Tx, Unit, UnitContext } from '../../store/api.ts'
 
 /**
  * What a handler gets besides the request: the caller's language, and `commit`, which runs
  * the request's unit of work (its reads that decide, its writes, and the rendering of its
  * answer, all through `tx`) and, when the request carries an Idempotency-Key, stores that answer
- * in the same unit, so a replay and the change it replays can never disagree.
+ * in the same unit, so a replay and the change it replays can never disagree. Every unit runs
+ * with the request's context (C18): its events name the caller and the request id, and in a dry
+ * run it is rolled back once it has answered.
  */
 export interface Call {
   readonly language: Language
+  /**
+   * C18: `Replenish-Dry-Run: 1`. The units roll back by themselves; a handler that does anything
+   * outside the store (posts a webhook, sends mail) must not do it.
+   */
+  readonly dryRun: boolean
   commit(unit: Unit<Reply>): Promise<Reply>
+  /** A unit of its own, with the request's context: for a handler that runs several (bulk outcomes). */
+  write<T>(unit: Unit<T>): Promise<T>
 }
 
 export type ApiHandler = (ctx: Ctx, call: Call) => Reply | Promise<Reply>
+
+export interface EndpointOptions {
+  /** The route answers `Replenish-Dry-Run` (C18: the customer and admin APIs' writes). */
+  readonly dryRuns?: boolean
+}
+
+const DRY_RUN_HEADER = 'replenish-dry-run'
+const DRY_RUN_ANSWER: Readonly<Record<string, string>> = { [DRY_RUN_HEADER]: '1' }
 
 const MAX_KEY_LENGTH = 255
 const DAY_MS = 86_400_000
@@ -40,48 +58,69 @@ export const okJson = (raw: string): Reply => ({ status: 200, body: undefined, r
  */
 const inFlightOf = new WeakMap<App, Set<string>>()
 
-/** Wraps an API handler: language, 422 rendering, and Idempotency-Key replays (C5). */
-export function endpoint(app: App, handler: ApiHandler): (ctx: Ctx) => Promise<Reply> {
+/**
+ * Wraps an API handler: language, 422 rendering, Idempotency-Key replays (C5), the request's unit
+ * context (C18: who, which request) and, with `dryRuns`, dry runs (C18): every unit of the request
+ * rolls back, no Idempotency-Key is stored, and the answer, whatever it is, says
+ * `Replenish-Dry-Run: 1`. Reads ignore the header: they change nothing anyway.
+ */
+export function endpoint(app: App, handler: ApiHandler, options: EndpointOptions = {}): (ctx: Ctx) => Promise<Reply> {
   const running = inFlightOf.get(app) ?? new Set<string>()
   inFlightOf.set(app, running)
   return async (ctx) => {
     const language = negotiateLanguage(ctx.req.headers['accept-language'] as string | undefined)
+    const reads = ctx.method === 'GET' || ctx.method === 'HEAD'
+    if (reads || options.dryRuns !== true || !askedForDryRun(ctx)) return respond(ctx, language, reads, false)
+    try {
+      return asDryRun(await respond(ctx, language, reads, true))
+    } catch (err) {
+      throw err instanceof HttpError ? new HttpError(err.status, err.body, { ...err.headers, ...DRY_RUN_ANSWER }) : err
+    }
+  }
+
+  function respond(ctx: Ctx, language: Language, reads: boolean, dryRun: boolean): Promise<Reply> {
     // Looked at before any await: a write without an Idempotency-Key (nearly all) pays for none.
-    const header = ctx.method === 'GET' || ctx.method === 'HEAD' ? undefined : ctx.req.headers['idempotency-key']
-    if (typeof header === 'string' && header.length > 0) return arrived(ctx, language, header)
-    const call: Call = { language, commit: (unit) => app.store.write(unit) }
+    const header = reads ? undefined : ctx.req.headers['idempotency-key']
+    if (typeof header === 'string' && header.length > 0) return arrived(ctx, language, header, dryRun)
+    return run(ctx, plainCall(ctx, language, dryRun))
+  }
+
+  async function run(ctx: Ctx, call: Call): Promise<Reply> {
     try {
       return await handler(ctx, call)
     } catch (err) {
-      throw rendered(err, language)
+      throw rendered(err, call.language)
     }
+  }
+
+  function plainCall(ctx: Ctx, language: Language, dryRun: boolean): Call {
+    const write = <T>(unit: Unit<T>): Promise<T> => app.store.write(unit, unitContext(ctx, dryRun))
+    return { language, dryRun, commit: write, write }
   }
 
   /**
    * The same credentials and key arriving while the first is still being authenticated (a read
    * that may finish in any order on a server database) are in flight by order of arrival.
    */
-  async function arrived(ctx: Ctx, language: Language, header: string): Promise<Reply> {
+  async function arrived(ctx: Ctx, language: Language, header: string, dryRun: boolean): Promise<Reply> {
     const arrival = `arrival\u0000${bearerToken(ctx) ?? ''}\u0000${header}`
     if (running.has(arrival)) throw new HttpError(409, { error: 'A request with this Idempotency-Key is still being processed' })
     running.add(arrival)
     try {
-      return await keyed(ctx, language, header)
+      return await keyed(ctx, language, header, dryRun)
     } finally {
       running.delete(arrival)
     }
   }
 
-  async function keyed(ctx: Ctx, language: Language, header: string): Promise<Reply> {
+  /**
+   * A write with an Idempotency-Key. A dry run goes the same way (a stored answer is replayed, as
+   * the real request would be; the key is claimed inside its unit, which rolls back) but stores
+   * nothing: the real request with that key later runs for real.
+   */
+  async function keyed(ctx: Ctx, language: Language, header: string, dryRun: boolean): Promise<Reply> {
     const idem = await idempotencyOf(app, ctx, header)
-    if (!idem) {
-      const call: Call = { language, commit: (unit) => app.store.write(unit) }
-      try {
-        return await handler(ctx, call)
-      } catch (err) {
-        throw rendered(err, language)
-      }
-    }
+    if (!idem) return run(ctx, plainCall(ctx, language, dryRun))
 
     const flightKey = `${idem.scope}\u0000${idem.key}`
     if (running.has(flightKey)) {
@@ -97,18 +136,20 @@ export function endpoint(app: App, handler: ApiHandler): (ctx: Ctx) => Promise<R
       if (stored) return replay(stored, idem)
       const save = (tx: Tx, reply: Reply): Promise<void> =>
         tx.idempotency.save(idem.scope, idem.key, idem.fingerprint, reply.status, reply.raw ?? JSON.stringify(reply.body), new Date().toISOString())
-      let saved = false
+      // A dry run's answer is never stored: as if it were, so nothing below stores it either.
+      let saved = dryRun
+      const plain = plainCall(ctx, language, dryRun)
       const call: Call = {
-        language,
+        ...plain,
         // The key is claimed inside the unit, before it acts: the same key sent at the same time
         // to another instance (PostgreSQL) waits for this unit, then replays its answer (C15).
         commit: (unit) =>
-          app.store.write(async (tx) => {
+          plain.write(async (tx) => {
             const other = await tx.idempotency.claim(idem.scope, idem.key, idem.fingerprint, new Date().toISOString(), notBefore())
-            saved = other !== undefined
+            saved = dryRun || other !== undefined
             if (other) return replay(other, idem)
             const reply = await unit(tx)
-            await save(tx, reply)
+            if (!dryRun) await save(tx, reply)
             saved = true
             return reply
           }),
@@ -130,6 +171,25 @@ export function endpoint(app: App, handler: ApiHandler): (ctx: Ctx) => Promise<R
     }
   }
 }
+
+/** The context every unit of a request runs with (C18), made when the unit is asked for: after authentication. */
+function unitContext(ctx: Ctx, dryRun: boolean): UnitContext {
+  return { actor: actorOf(ctx), requestId: ctx.requestId, dryRun }
+}
+
+/**
+ * `Replenish-Dry-Run: 1` asks for a dry run; absent, a real request. Any other value is refused
+ * before anything runs: a client that meant a dry run ("true", "yes") must never get a real change
+ * (docs/decisions.md, "Dry runs").
+ */
+function askedForDryRun(ctx: Ctx): boolean {
+  const value = ctx.req.headers[DRY_RUN_HEADER]
+  if (value === undefined) return false
+  if (value === '1') return true
+  throw new HttpError(422, { error: 'Replenish-Dry-Run must be 1 (a dry run), or be left out for a real request.' })
+}
+
+const asDryRun = (reply: Reply): Reply => ({ ...reply, headers: { ...reply.headers, ...DRY_RUN_ANSWER } })
 
 /** C5: the stored answer, as it was given; a different request under the same key is refused. */
 function replay(stored: StoredResponse, idem: Idempotency): Reply {

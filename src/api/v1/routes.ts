@@ -8,7 +8,8 @@ import { openApiDocument } from '../openapi/document.ts'
 
 /** The customer API (C5): the whole table on one screen. */
 export function customerRoutes(app: App): Route[] {
-  const r = (make: (app: App) => ApiHandler) => endpoint(app, make(app))
+  // Every write of the table answers Replenish-Dry-Run (C18).
+  const r = (make: (app: App) => ApiHandler) => endpoint(app, make(app), { dryRuns: true })
   return [
     ['GET', '/api/v1/openapi.json', () => ({ status: 200, body: openApiDocument })],
     ['POST', '/api/v1/subscriptions', r(s.createSubscription)],

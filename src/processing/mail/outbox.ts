@@ -1,5 +1,5 @@
 import { mailKindOf } from '../../domain/mail/kinds.ts'
-import type { EventsTx, Store, Tx } from '../../store/api.ts'
+import type { EventsTx, Store, Tx, Unit, UnitContext } from '../../store/api.ts'
 
 /**
  * The mail outbox's writer (C17): the store as the service uses it when e-mail is configured, whose
@@ -20,9 +20,8 @@ export function withMailOutbox(store: Store): Store {
     if (!out) wrapped.set(tx, (out = Object.create(tx, { events: { value: eventsWithMail(tx), enumerable: true } }) as Tx))
     return out
   }
-  return Object.create(store, {
-    write: { value: <T>(unit: (tx: Tx) => Promise<T>): Promise<T> => store.write((tx) => unit(wrap(tx))), enumerable: true },
-  }) as Store
+  const write = <T>(unit: Unit<T>, context?: UnitContext): Promise<T> => store.write((tx) => unit(wrap(tx)), context)
+  return Object.create(store, { write: { value: write, enumerable: true } }) as Store
 }
 
 function eventsWithMail(tx: Tx): EventsTx {

@@ -1,6 +1,7 @@
 import { DatabaseOpenError } from '../sqlite/open-errors.ts'
 import { DatabaseTooNewError } from '../sqlite/migrations.ts'
 import { sqlState } from './sql.ts'
+import { TlsSettingRefused, type SslMode } from './tls.ts'
 
 /** The URL as logs and messages show it: the password never (it is a secret), the rest as given. */
 export function maskedUrl(url: string): string {
@@ -11,6 +12,11 @@ export function maskedUrl(url: string): string {
   } catch {
     return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:*****@')
   }
+}
+
+/** The server's commits are not durable (`synchronous_commit = off`) and REPLENISH_SYNCHRONOUS=FULL refuses that: exit 3. */
+export class DurabilityRefused extends Error {
+  override readonly name = 'DurabilityRefused'
 }
 
 const NODE_TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE'])
@@ -31,15 +37,38 @@ export function postgresErrorKind(err: unknown): 'transient' | 'permanent' | und
   return undefined
 }
 
-/** What opening failed with, as the CLI reports it: the URL (masked) and the cause in words. */
-export function connectError(url: string, err: unknown): unknown {
-  if (err instanceof DatabaseOpenError) return err
+/** Node's TLS errors: a certificate that does not verify, a handshake that fails. */
+const TLS_ERROR = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|^ERR_TLS_|^ERR_SSL_/
+
+/**
+ * What opening failed with, as the CLI reports it: the URL (masked) and the cause in one line,
+ * exit 1 when it may pass (DatabaseOpenError.transient), 3 when someone must change something;
+ * a TLS setting that cannot work as given is the CLI's exit 2 (TlsSettingRefused) and passes
+ * through, as do bugs.
+ */
+export function connectError(url: string, err: unknown, sslmode: SslMode): unknown {
+  if (err instanceof DatabaseOpenError || err instanceof TlsSettingRefused) return err
   const where = maskedUrl(url)
-  if (err instanceof DatabaseTooNewError || err?.constructor?.name === 'DurabilityRefused') return new DatabaseOpenError(where, (err as Error).message, false, err)
-  // At open, a socket error can only be the database's (a DNS failure of the listen address comes later).
+  const refuse = (reason: string): DatabaseOpenError => new DatabaseOpenError(where, reason, false, err)
+  if (err instanceof DatabaseTooNewError || err instanceof DurabilityRefused) return refuse((err as Error).message)
+  const message = err instanceof Error ? err.message : String(err)
+  // node-postgres: a SCRAM (or cleartext) login with no password to give.
+  if (/client password must be a string|password must be a string/i.test(message)) {
+    return refuse('the server asks for a password and none was given: set PGPASSWORD (or put it in the URL, postgres://user:password@host/db)')
+  }
+  if (message === 'The server does not support SSL connections') {
+    return refuse(`the server does not offer TLS, and sslmode=${sslmode} requires it: turn ssl on at the server, or lower sslmode (docs/postgresql.md)`)
+  }
   const errno = (err as { code?: unknown } | null)?.code
+  if (typeof errno === 'string' && TLS_ERROR.test(errno)) {
+    return refuse(`the server's TLS certificate or handshake was refused under sslmode=${sslmode} (${errno}: ${message}); sslrootcert=FILE names the CA that signed it (docs/postgresql.md)`)
+  }
+  // A name that does not resolve here is the database URL's host (serve's own --host resolves later, at listen).
+  if ((errno === 'ENOTFOUND' || errno === 'EAI_AGAIN') && (err as { syscall?: unknown }).syscall === 'getaddrinfo') {
+    const host = JSON.stringify((err as { hostname?: string }).hostname ?? '?')
+    return new DatabaseOpenError(where, `no address found for its host ${host} (${errno}): check the host in --db / REPLENISH_DB`, true, err)
+  }
   const kind = typeof errno === 'string' && NODE_TRANSIENT.has(errno) ? 'transient' : postgresErrorKind(err)
   if (kind === undefined) return err
-  const message = (err as Error).message || String((err as { code?: unknown }).code)
-  return new DatabaseOpenError(where, `PostgreSQL: ${message}`, kind === 'transient', err)
+  return new DatabaseOpenError(where, `PostgreSQL: ${message || String(errno)}`, kind === 'transient', err)
 }

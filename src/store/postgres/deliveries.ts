@@ -1,5 +1,6 @@
 import type { Delivery, DeliveriesTx, DeliveryAttempt, DeliveryFilter, DeliveryOutcome, DeliveryState, DueDelivery, EndpointDeliveryStats } from '../api.ts'
 import type { Sql } from './sql.ts'
+import { storedActor } from '../columns.ts'
 
 /**
  * How long a delivery `due` hands out stays claimed: its `due_ms` moves this far ahead in the
@@ -32,6 +33,9 @@ interface EventColumns {
   type: string
   created_at: string
   subscription_id: number | null
+  actor_type: string | null
+  actor_id: number | null
+  request_id: string | null
   data: string
 }
 
@@ -58,7 +62,8 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
  */
 const eventBody = (e: EventColumns): string =>
   `{"id":${e.event_id},"type":${JSON.stringify(e.type)},"created_at":${JSON.stringify(e.created_at)}` +
-  `,"subscription_id":${e.subscription_id ?? 'null'},"data":${e.data}}`
+  `,"subscription_id":${e.subscription_id ?? 'null'},"actor":${JSON.stringify(storedActor(e.actor_type, e.actor_id))}` +
+  `,"request_id":${JSON.stringify(e.request_id)},"data":${e.data}}`
 
 /**
  * An attempt appended to the stored log: the text SQLite's `json_insert(attempts, '$[#]', json(?))`
@@ -75,14 +80,14 @@ const APPEND_ATTEMPT = (attempt: string): string =>
  * plan's guess of how many there are.
  */
 const CLAIM_DUE = `WITH picked AS (
-    SELECT p.id, p.event_id, p.due_ms, p.created_ms, p.retries, e.type, e.created_at, e.subscription_id, e.data
+    SELECT p.id, p.event_id, p.due_ms, p.created_ms, p.retries, e.type, e.created_at, e.subscription_id, e.actor_type, e.actor_id, e.request_id, e.data
     FROM webhook_deliveries p JOIN events e ON e.id = p.event_id
     WHERE p.endpoint_id = $1 AND p.state = 'pending' AND p.due_ms <= $2 AND p.id <> ALL($3::bigint[])
       AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = $1 AND w.deleted_at IS NULL)
     ORDER BY p.due_ms, p.created_ms, p.id LIMIT $4
     FOR UPDATE OF p SKIP LOCKED),
   claimed AS (UPDATE webhook_deliveries SET due_ms = $5 WHERE id = ANY(ARRAY(SELECT id FROM picked)))
-  SELECT id, event_id, created_ms, retries, type, created_at, subscription_id, data FROM picked ORDER BY due_ms, created_ms, id`
+  SELECT id, event_id, created_ms, retries, type, created_at, subscription_id, actor_type, actor_id, request_id, data FROM picked ORDER BY due_ms, created_ms, id`
 
 /**
  * Attempts recorded, one per delivery: `settle` ones take their outcome's state, due time and
@@ -187,7 +192,7 @@ export function deliveriesRepo(sql: Sql): DeliveriesTx {
     },
     find,
     async bodyOf(id: number): Promise<string | undefined> {
-      const e = await sql.one<EventColumns>(`SELECT e.id AS event_id, e.type, e.created_at, e.subscription_id, e.data
+      const e = await sql.one<EventColumns>(`SELECT e.id AS event_id, e.type, e.created_at, e.subscription_id, e.actor_type, e.actor_id, e.request_id, e.data
         FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = $1`, [id])
       return e && eventBody(e)
     },

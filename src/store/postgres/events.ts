@@ -1,10 +1,10 @@
 import type { EventRecord } from '../../domain/types.ts'
-import type { EventsTx } from '../api.ts'
+import type { EventsTx, UnitContext } from '../api.ts'
 import type { Sql } from './sql.ts'
 import { columns, nowIso } from './rows.ts'
+import { EVENT_COLUMNS, storedActor } from '../columns.ts'
 
-/** The columns every events read selects. */
-const EVENT_COLUMNS = ['id', 'type', 'created_at', 'subscription_id', 'data'] as const
+export { EVENT_COLUMNS }
 const E = columns(EVENT_COLUMNS)
 
 export interface EventRow {
@@ -12,6 +12,9 @@ export interface EventRow {
   readonly type: string
   readonly created_at: string
   readonly subscription_id: number | null
+  readonly actor_type: string | null
+  readonly actor_id: number | null
+  readonly request_id: string | null
   readonly data: string
 }
 
@@ -21,13 +24,17 @@ export const toEvent = (r: EventRow): EventRecord => ({
   type: r.type,
   created_at: r.created_at,
   subscription_id: r.subscription_id,
+  actor: storedActor(r.actor_type, r.actor_id),
+  request_id: r.request_id,
   data: JSON.parse(r.data) as { object: unknown },
 })
 
 // The object arrives as JSON text and the database wraps it in {"object": …}, as SQLite does.
 // prev_id is not supplied: the events_chain trigger links the event to its subscription's latest
-// under that subscription's row lock, so concurrent units never fork the chain.
-const INSERT = `INSERT INTO events (type, subscription_id, data, created_at) VALUES ($1, $2, '{"object":' || $3 || '}', $4) RETURNING id`
+// under that subscription's row lock, so concurrent units never fork the chain. Who made it (C18)
+// is bound into the same statement: no round trip more.
+const INSERT = `INSERT INTO events (type, subscription_id, data, created_at, actor_type, actor_id, request_id)
+  VALUES ($1, $2, '{"object":' || $3 || '}', $4, $5, $6, $7) RETURNING id`
 
 // A subscription's events are a chain, newest first: walk it for offset + limit links and keep
 // the last `limit` of them (one statement, so the walk sees one moment of the chain).
@@ -78,11 +85,16 @@ const HORIZON = `SELECT (
   ) AS upto
   FROM (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS last_id FROM events_id_seq) l`
 
-/** The event log of C10: written in the same transaction as the change it records. */
-export function eventsRepo(sql: Sql): EventsTx {
+/**
+ * The event log of C10: written in the same transaction as the change it records, stamped with
+ * the unit's actor and request id (`context`, C18; installments.ts's bulk INSERT binds the same).
+ * Every event goes through `recordJson`, so a new event type is stamped without a word.
+ */
+export function eventsRepo(sql: Sql, context: UnitContext): EventsTx {
   const events = async (text: string, values: readonly unknown[]): Promise<EventRecord[]> => (await sql.rows<EventRow>(text, values)).map(toEvent)
+  const { actor, requestId } = context
   const recordJson = async (type: string, subscriptionId: number | null, objectJson: string): Promise<number> => {
-    const row = await sql.one<{ id: number }>(INSERT, [type, subscriptionId, objectJson, nowIso()])
+    const row = await sql.one<{ id: number }>(INSERT, [type, subscriptionId, objectJson, nowIso(), actor.type, actor.id, requestId])
     if (!row) throw new Error('INSERT … RETURNING answered no event id')
     return row.id
   }

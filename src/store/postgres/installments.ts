@@ -1,6 +1,6 @@
 import type { Address } from '../../domain/types.ts'
 import { INSTALLMENT_STATES, renderInstallment, type Attempt, type Installment, type InstallmentState, type SnapshotLine } from '../../domain/installment.ts'
-import type { AdminInstallmentFilter, BatchPlan, DueRow, InstallmentChange, InstallmentsTx } from '../api.ts'
+import type { AdminInstallmentFilter, BatchPlan, DueRow, InstallmentChange, InstallmentsTx, UnitContext } from '../api.ts'
 import { SUBSCRIPTION_COLUMNS, columns, subscriptionOf, type SubscriptionRow } from './rows.ts'
 import type { Sql } from './sql.ts'
 
@@ -160,13 +160,14 @@ const CREATE_AND_MOVE = `WITH p AS (
 /**
  * The `installment.created` events of a batch, in installment order. A separate statement: the
  * events_chain trigger updates each subscription's row, which the statement above already did
- * (a statement cannot update a row twice).
+ * (a statement cannot update a row twice). Stamped with the unit's actor (the processor's, C18),
+ * as events.ts stamps every other event.
  */
-const CREATED_EVENTS = `INSERT INTO events (type, subscription_id, data, created_at)
-  SELECT 'installment.created', e.sid, e.data, $3 FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS e(sid, data, n) ORDER BY e.n`
+const CREATED_EVENTS = `INSERT INTO events (type, subscription_id, data, created_at, actor_type, actor_id, request_id)
+  SELECT 'installment.created', e.sid, e.data, $3, $4::text, $5::bigint, $6::text FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS e(sid, data, n) ORDER BY e.n`
 
 /** Installments, their attempts, and the processor's reads and batch writes. */
-export function installmentsRepo(sql: Sql): InstallmentsTx {
+export function installmentsRepo(sql: Sql, context: UnitContext): InstallmentsTx {
   const installments = async (text: string, values: readonly unknown[]): Promise<Installment[]> =>
     (await sql.rows<InstallmentRow>(text, values)).map(toInstallment)
   const byId = `SELECT ${INSTALLMENT_COLUMNS} FROM ${withUser('installments i')} WHERE i.id = $1`
@@ -194,7 +195,7 @@ export function installmentsRepo(sql: Sql): InstallmentsTx {
       if (first === undefined) return null
       return (await sql.one<{ d: string | null }>(OLDEST_DUE, [today, first.d]))?.d ?? null
     },
-    processMany: (plans, at) => processMany(sql, plans, at),
+    processMany: (plans, at) => processMany(sql, context, plans, at),
     async find(id) {
       return (await installments(byId, [id]))[0]
     },
@@ -265,7 +266,7 @@ export function installmentsRepo(sql: Sql): InstallmentsTx {
  * renderInstallment writes it (the same text SQLite's json_object builds: webhook bodies carry
  * it raw). Answers the ids of the subscriptions that got one.
  */
-async function processMany(sql: Sql, plans: readonly BatchPlan[], at: string): Promise<ReadonlySet<number>> {
+async function processMany(sql: Sql, context: UnitContext, plans: readonly BatchPlan[], at: string): Promise<ReadonlySet<number>> {
   if (plans.length === 0) return new Set()
   const made = (await sql.rows<InstallmentRow>(CREATE_AND_MOVE, [
     plans.map((p) => p.subscription_id),
@@ -279,6 +280,9 @@ async function processMany(sql: Sql, plans: readonly BatchPlan[], at: string): P
       made.map((i) => i.subscription_id),
       made.map((i) => JSON.stringify({ object: renderInstallment(i, []) })),
       at,
+      context.actor.type,
+      context.actor.id,
+      context.requestId,
     ])
   }
   return new Set(made.map((i) => i.subscription_id))

@@ -1,6 +1,6 @@
 import type { LeaseHolder, LeasesTx } from '../api.ts'
 import type { Sql } from './sql.ts'
-import { sessionName } from './store.ts'
+import { sessionName } from './connection.ts'
 
 /**
  * Now on the database's clock, in ms. Several instances share the lease, each with its own clock:

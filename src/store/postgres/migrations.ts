@@ -315,9 +315,17 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 14,
+    // SQLite migration 14 (C18): who made each change, and in which request; NULL before.
+    // Nullable columns without a default: a catalog change only, and the release before keeps
+    // writing events (it names its columns, so these stay NULL in its rows).
+    name: 'event actors and request ids',
+    sql: `ALTER TABLE events ADD COLUMN actor_type ${T}, ADD COLUMN actor_id bigint, ADD COLUMN request_id text;`,
+  },
 ]
 
-export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]?.version ?? 0
+export const POSTGRES_SCHEMA_VERSION = Math.max(0, ...POSTGRES_MIGRATIONS.map((m) => m.version))
 
 /** Two instances starting at once: one migrates, the other waits on this lock and finds it done. */
 const MIGRATION_LOCK = 0x7265706c // 'repl'
@@ -325,22 +333,19 @@ const MIGRATION_LOCK = 0x7265706c // 'repl'
 /**
  * Brings the database's schema (the one `search_path` names) to this binary's version, each
  * migration in its own transaction, under a session advisory lock; refuses a newer database.
+ * Every version missing from `schema_migrations` is applied, in version order, not only those
+ * above the highest: migrations written side by side may land in any order (SQLite's runner too).
  */
 export async function migratePostgres(client: PoolClient, migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS): Promise<{ from: number; to: number }> {
-  const target = migrations[migrations.length - 1]?.version ?? 0
+  const target = Math.max(0, ...migrations.map((m) => m.version))
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
   try {
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)`)
-    // Each applied version has its row, so one written in parallel with a later one (issues 26, 27
-    // and 28 add versions 10, 11 and 12 on separate branches) is applied when it lands after it.
     const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations')
     const applied = new Set(rows.map((r) => r.version))
     const current = Math.max(0, ...applied)
     if (current > target) throw new DatabaseTooNewError(current, target)
-    const known = new Set(migrations.map((m) => m.version))
-    // A version this binary does not have was applied by a newer one.
-    for (const v of applied) if (!known.has(v)) throw new DatabaseTooNewError(v, target)
-    for (const m of migrations) {
+    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
       if (applied.has(m.version)) continue
       await client.query('BEGIN')
       try {

@@ -3,7 +3,8 @@ import { STATES } from '../../domain/types.ts'
 import { OUTCOME_RESULTS, type OutcomeResult } from '../../domain/outcome.ts'
 import type { IdRange, OverviewReads } from '../api.ts'
 import type { Sql } from './sql.ts'
-import { toEvent, type EventRow } from './events.ts'
+import { EVENT_COLUMNS, toEvent, type EventRow } from './events.ts'
+import { columns } from './rows.ts'
 
 // States, paused, and the date of every subscription that will make an installment on it up to
 // `through` (C9: acting, with something to deliver; a paused one with a resume date is resumed
@@ -29,7 +30,7 @@ const EVENTS_BEFORE = `WITH RECURSIVE chain(id, n) AS (
     UNION ALL
     SELECT e.prev_id, chain.n + 1 FROM chain JOIN events e ON e.id = chain.id WHERE e.prev_id IS NOT NULL AND chain.n + 1 < $3::integer
   )
-  SELECT e.id, e.type, e.created_at, e.subscription_id, e.data FROM chain JOIN events e ON e.id = chain.id ORDER BY chain.n`
+  SELECT ${columns(EVENT_COLUMNS, 'e')} FROM chain JOIN events e ON e.id = chain.id ORDER BY chain.n`
 
 /** The ids (after, upto] of the rows made from `from` on: ids follow time, so a bisection finds the first. */
 async function rangeFrom<T extends string | number>(last: number, at: (id: number) => Promise<T | undefined>, from: T): Promise<IdRange> {

@@ -26,7 +26,10 @@ export function lockedInUnit(sql: Sql, clause = 'FOR UPDATE'): string {
   return sql.inUnit ? ` ${clause}` : ''
 }
 
-export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>
+/** What statements are sent through: the pool, a unit's client, or either watched (connection.ts). */
+export interface Queryable {
+  query(config: pg.QueryConfig): Promise<pg.QueryResult>
+}
 
 const names = new Map<string, string>()
 const nameOf = (text: string): string => {

@@ -1,10 +1,12 @@
-import { hostname } from 'node:os'
-import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import type { Store, Tx, Unit } from '../api.ts'
+import { SYSTEM_UNIT, type Store, type Tx, type Unit, type UnitContext } from '../api.ts'
+import { Outage } from '../unavailable.ts'
 import { migratePostgres } from './migrations.ts'
-import { numberTypes, RETRYABLE, sqlOn, sqlState, type Sql } from './sql.ts'
-import { connectError } from './connect-errors.ts'
+import { sqlOn, sqlState, type Sql } from './sql.ts'
+import { connectError, DurabilityRefused } from './connect-errors.ts'
+import { newPool, watched, type ConnectionOptions } from './connection.ts'
+import { tlsSettings, type Tls } from './tls.ts'
+import { runUnit } from './unit.ts'
 import { accountsRepo } from './accounts.ts'
 import { catalogRepo } from './catalog.ts'
 import { subscriptionsRepo } from './subscriptions.ts'
@@ -20,11 +22,9 @@ import { overviewRepo } from './overview.ts'
 import { emailsRepo } from './emails.ts'
 import { upcomingRepo } from './upcoming.ts'
 
-export interface PostgresOptions {
-  /** Connections this process keeps (REPLENISH_DB_POOL). */
-  readonly poolSize: number
-  /** A statement running longer than this is cancelled (REPLENISH_DB_STATEMENT_TIMEOUT_MS; 0: never). */
-  readonly statementTimeoutMs: number
+export { sessionName } from './connection.ts'
+
+export interface PostgresOptions extends ConnectionOptions {
   /** FULL: refuse a server whose commits are not durable (`synchronous_commit = off`). */
   readonly synchronous: 'FULL' | 'NORMAL'
   /** `replenish migrate` and `serve` bring the schema up to date; `copy`'s check opens without. */
@@ -39,76 +39,71 @@ export interface PostgresStore extends Store {
   readonly pool: pg.Pool
 }
 
-/** A unit that lost a deadlock or a serialization check runs again, up to this many times in all. */
-const UNIT_TRIES = 5
 /** /readyz fails when the database does not answer through the pool within this. */
 const READY_WITHIN_MS = 2_000
-/** A row lock waited on longer than this fails the unit (its request a logged 500), rather than piling requests up. */
-const LOCK_TIMEOUT_MS = 5_000
-
-/**
- * `application_name` of this process's connections: a processing lease's holder (`host:pid:…`,
- * lease.ts) is alive while a session of that name exists, whichever host asks (leases.ts).
- */
-export function sessionName(host = hostname(), pid = process.pid): string {
-  return `replenish ${host}:${pid}`.slice(0, 63)
-}
 
 /**
  * The PostgreSQL store: every unit of writes is its own transaction on a pooled connection,
  * READ COMMITTED with explicit row locks (`lock*` reads are FOR UPDATE), run again when it lost a
- * deadlock or a serialization check; PostgreSQL shares WAL flushes between concurrent commits
- * itself (its group commit). Reads outside a unit go to the pool. Nothing is cached in the
- * process: any instance answers from the database (C15, docs/postgresql.md).
+ * deadlock or a serialization check (unit.ts); PostgreSQL shares WAL flushes between concurrent
+ * commits itself (its group commit). Reads outside a unit go to the pool. Nothing is cached in
+ * the process: any instance answers from the database (C15, docs/postgresql.md). A server that
+ * cannot serve a query (down, restarting, frozen) fails it as StoreUnavailable (connection.ts).
  */
 export async function openPostgresStore(url: string, options: PostgresOptions): Promise<PostgresStore> {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolSize,
-    types: numberTypes(),
-    application_name: sessionName(),
-    lock_timeout: LOCK_TIMEOUT_MS,
-    idle_in_transaction_session_timeout: 60_000,
-    ...(options.statementTimeoutMs > 0 ? { statement_timeout: options.statementTimeoutMs } : {}),
-    connectionTimeoutMillis: 10_000,
-    // A processor's lease is alive while this process has a session (leases.ts): an idle pool
-    // keeps its connections longer than the lease lives, so a pause between batches never looks
-    // like a dead holder.
-    idleTimeoutMillis: 90_000,
-  })
-  // An idle connection the server dropped must not take the process down; the next query reconnects.
-  pool.on('error', () => {})
+  const tls = tlsSettings(url, process.env)
+  const [pool, client] = await firstConnection(url, tls, options)
   try {
-    const client = await pool.connect()
-    try {
-      if (options.synchronous === 'FULL') {
-        const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')
-        if (rows[0]?.synchronous_commit === 'off') {
-          throw new DurabilityRefused(
-            `synchronous_commit is off on the server, so an acknowledged write could be lost in a crash; ` +
-              `set it to on (ALTER DATABASE … SET synchronous_commit = on), or start with REPLENISH_SYNCHRONOUS=NORMAL to accept that`,
-          )
-        }
+    if (options.synchronous === 'FULL') {
+      const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')
+      if (rows[0]?.synchronous_commit === 'off') {
+        throw new DurabilityRefused(
+          `synchronous_commit is off on the server, so an acknowledged write could be lost in a crash; ` +
+            `set it to on (ALTER DATABASE … SET synchronous_commit = on), or start with REPLENISH_SYNCHRONOUS=NORMAL to accept that`,
+        )
       }
-      if (options.migrate !== false) await migratePostgres(client)
-    } finally {
-      client.release()
     }
+    if (options.migrate !== false) await migratePostgres(client)
+    client.release()
   } catch (err) {
+    client.release(err as Error)
     await pool.end().catch(() => {})
-    throw connectError(url, err)
+    throw connectError(url, err, tls.mode)
   }
   return postgresStore(pool)
 }
 
-export class DurabilityRefused extends Error {
-  override readonly name = 'DurabilityRefused'
+/**
+ * The pool and its first connection, encrypted as `sslmode` says. `prefer` tries TLS first and
+ * goes without when the server does not offer it; `allow` goes without first and tries TLS when
+ * the server refuses that. The choice holds for the pool's life (docs/decisions.md).
+ */
+async function firstConnection(url: string, tls: Tls, options: ConnectionOptions): Promise<[pg.Pool, pg.PoolClient]> {
+  const tries = tls.mode === 'prefer' ? [true, false] : tls.mode === 'allow' ? [false, true] : [tls.mode !== 'disable']
+  for (let i = 0; ; i++) {
+    const encrypted = tries[i] === true
+    const pool = newPool(tls, encrypted, options)
+    try {
+      return [pool, await pool.connect()]
+    } catch (err) {
+      await pool.end().catch(() => {})
+      const another = i + 1 < tries.length && (encrypted ? (err as Error).message === NO_TLS_ON_SERVER : sqlState(err) === REFUSED_BY_HBA)
+      if (!another) throw connectError(url, err, tls.mode)
+    }
+  }
 }
+
+/** node-postgres's words for a server that answers "no" to TLS. */
+const NO_TLS_ON_SERVER = 'The server does not support SSL connections'
+/** invalid_authorization_specification: pg_hba.conf has no entry for this connection (one without TLS, under `allow`). */
+const REFUSED_BY_HBA = '28000'
 
 function postgresStore(pool: pg.Pool): PostgresStore {
   // When this store last pruned old Idempotency-Keys (repositories are made per unit).
   const pruned = newPruneClock()
-  const reads = txOn(sqlOn(pool), pruned)
+  const outage = new Outage()
+  const pooled = watched(pool, outage)
+  const reads = txOn(sqlOn(pooled), pruned, SYSTEM_UNIT)
   let closed = false
   return {
     kind: 'postgres',
@@ -125,7 +120,7 @@ function postgresStore(pool: pg.Pool): PostgresStore {
     portal: reads.portal,
     overview: reads.overview,
     emails: reads.emails,
-    write: <T>(unit: Unit<T>) => runUnit(pool, unit, pruned),
+    write: <T>(unit: Unit<T>, context: UnitContext = SYSTEM_UNIT) => runUnit(pool, unit, (sql) => txOn(sql, pruned, context), outage, context.dryRun),
     bulk: <T>(job: () => Promise<T>) => job(),
     /**
      * /readyz: the server answers through this instance's pool within 2 s. A pool whose every
@@ -150,7 +145,7 @@ function postgresStore(pool: pg.Pool): PostgresStore {
       }
     },
     async metricsText(): Promise<string> {
-      const size = (await pool.query<{ n: number }>('SELECT pg_database_size(current_database()) AS n')).rows[0]?.n ?? 0
+      const size = (await pooled.query({ text: 'SELECT pg_database_size(current_database()) AS n' })).rows[0]?.n ?? 0
       return postgresMetrics(size, this.poolStats())
     },
     poolStats: () => ({ size: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }),
@@ -175,56 +170,19 @@ export class BackupRefused extends Error {
 }
 
 /**
- * One unit: BEGIN, the unit through a `tx` bound to one connection, COMMIT. A deadlock or a
- * serialization failure rolls back and runs it again after a short random pause; anything else
- * rolls back and rejects. The tx refuses use after its unit ended (it would land in another's).
+ * Every repository over one `Sql` (the pool's, or a unit's connection), each made when first used;
+ * the events a unit writes are stamped with its `context` (C18).
  */
-async function runUnit<T>(pool: pg.Pool, unit: Unit<T>, pruned: PruneClock): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const client = await pool.connect()
-    let broken: Error | undefined
-    let open = true
-    const guarded = sqlOn({
-      query: ((config: pg.QueryConfig) => {
-        if (!open) return Promise.reject(new Error("a unit's tx was used outside its unit of writes"))
-        return client.query(config)
-      }) as pg.PoolClient['query'],
-    }, true)
-    try {
-      await client.query('BEGIN')
-      const result = await unit(txOn(guarded, pruned))
-      await client.query('COMMIT')
-      return result
-    } catch (err) {
-      try {
-        await client.query('ROLLBACK')
-      } catch (rollbackFailed) {
-        broken = rollbackFailed as Error
-      }
-      const state = sqlState(err)
-      if (state !== undefined && RETRYABLE.has(state) && attempt < UNIT_TRIES) {
-        await sleep(Math.random() * 10 * attempt)
-        continue
-      }
-      throw err
-    } finally {
-      open = false
-      client.release(broken)
-    }
-  }
-}
-
-/** Every repository over one `Sql` (the pool's, or a unit's connection), each made when first used. */
-function txOn(sql: Sql, pruned: PruneClock): Tx {
+function txOn(sql: Sql, pruned: PruneClock, context: UnitContext): Tx {
   const made: Partial<Record<keyof Tx, unknown>> = {}
   const lazy = <K extends keyof Tx>(key: K, make: (sql: Sql) => Tx[K]): Tx[K] => (made[key] ??= make(sql)) as Tx[K]
   return {
     get accounts() { return lazy('accounts', accountsRepo) },
     get catalog() { return lazy('catalog', catalogRepo) },
     get subscriptions() { return lazy('subscriptions', subscriptionsRepo) },
-    get events() { return lazy('events', eventsRepo) },
+    get events() { return lazy('events', (s) => eventsRepo(s, context)) },
     get idempotency() { return lazy('idempotency', (s) => idempotencyRepo(s, pruned)) },
-    get installments() { return lazy('installments', installmentsRepo) },
+    get installments() { return lazy('installments', (s) => installmentsRepo(s, context)) },
     get leases() { return lazy('leases', leasesRepo) },
     get webhooks() { return lazy('webhooks', webhooksRepo) },
     get deliveries() { return lazy('deliveries', deliveriesRepo) },

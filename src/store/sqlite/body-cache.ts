@@ -22,22 +22,29 @@ export type { SubscriptionJson }
  *
  * Entries are evicted oldest first once their bytes pass the budget: `maxBytes` for the bodies,
  * half of it again for the line items.
+ *
+ * While a dry unit runs (C18) the cache is `suspended`: it answers nothing (its entries predate
+ * the unit's changes) and takes nothing in, not even the triggers' drops (the unit's changes are
+ * rolled back, so what it holds stays true). It comes out of the dry run exactly as it went in.
  */
 export class BodyCache {
   private readonly entries: Budgeted<SubscriptionJson>
   private readonly items: Budgeted<Uint8Array>
   private readonly dataVersion: StatementSync
   private version = -1
+  /** A dry unit is running (the writer's `onDryRun`). */
+  suspended = false
 
   constructor(db: DatabaseSync, maxBytes: number) {
     this.entries = new Budgeted(maxBytes, (entry) => entry.body.length)
     this.items = new Budgeted(maxBytes / 2, (jsonb) => jsonb.byteLength)
     this.dataVersion = prepareValues(db, 'PRAGMA data_version')
     db.function('replenish_body_changed', { deterministic: false }, (id) => {
-      this.entries.delete(Number(id))
+      if (!this.suspended) this.entries.delete(Number(id))
       return null
     })
     db.function('replenish_items_changed', { deterministic: false }, (id) => {
+      if (this.suspended) return null
       this.entries.delete(Number(id))
       this.items.delete(Number(id))
       return null
@@ -61,28 +68,29 @@ export class BodyCache {
 
   /** The cached body, or undefined; first forgets everything if another connection committed. */
   get(id: number): SubscriptionJson | undefined {
-    return this.current() ? this.entries.get(id) : undefined
+    return !this.suspended && this.current() ? this.entries.get(id) : undefined
   }
 
   /** The kept line items' part of a subscription's body (JSONB), checked like `get`. */
   lineItems(id: number): Uint8Array | undefined {
-    return this.current() ? this.items.get(id) : undefined
+    return !this.suspended && this.current() ? this.items.get(id) : undefined
   }
 
   /** `get` for several ids: the other connections' commits are checked once for them all. */
   getMany(ids: readonly number[]): (SubscriptionJson | undefined)[] {
     if (ids.length === 0) return []
+    if (this.suspended) return ids.map(() => undefined)
     const first = this.get(ids[0] as number)
     return ids.map((id, i) => (i === 0 ? first : this.entries.get(id)))
   }
 
   set(id: number, value: SubscriptionJson): void {
-    this.entries.set(id, value)
+    if (!this.suspended) this.entries.set(id, value)
   }
 
   /** Keeps a subscription's line items (read by the caller after `lineItems` found none). */
   keepLineItems(id: number, jsonb: Uint8Array): void {
-    this.items.set(id, jsonb)
+    if (!this.suspended) this.items.set(id, jsonb)
   }
 
   invalidateAll(): void {

@@ -25,7 +25,9 @@ const toDelivery = (r: Values): Delivery => ({
  * built in SQL from the stored `{"object": …}` text so that no body is parsed and serialised again.
  */
 const EVENT_BODY = `'{"id":' || e.id || ',"type":' || json_quote(e.type) || ',"created_at":' || json_quote(e.created_at)
-  || ',"subscription_id":' || coalesce(e.subscription_id, 'null') || ',"data":' || e.data || '}'`
+  || ',"subscription_id":' || coalesce(e.subscription_id, 'null')
+  || ',"actor":' || CASE WHEN e.actor_type IS NULL THEN 'null' ELSE '{"type":' || json_quote(e.actor_type) || ',"id":' || coalesce(e.actor_id, 'null') || '}' END
+  || ',"request_id":' || json_quote(e.request_id) || ',"data":' || e.data || '}'`
 
 /** The webhook outbox (migration 7): deliveries, their attempts, and what the dispatcher asks of them. */
 export function deliveriesStore(db: DatabaseSync) {

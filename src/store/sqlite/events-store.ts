@@ -1,16 +1,20 @@
 import type { DatabaseSync } from 'node:sqlite'
 import type { EventRecord } from '../../domain/types.ts'
+import type { UnitContext } from '../api.ts'
+import { EVENT_COLUMNS, storedActor } from '../columns.ts'
 import { columns, nowIso, prepareValues, type Values } from './rows.ts'
 
-/** The columns every events read selects (as arrays, rows.ts), in toEvent's order. */
-const EVENT_COLUMNS = ['id', 'type', 'created_at', 'subscription_id', 'data'] as const
+export { EVENT_COLUMNS }
 
-const toEvent = (r: Values): EventRecord => ({
+/** An events row read as an array of EVENT_COLUMNS (rows.ts). */
+export const toEvent = (r: Values): EventRecord => ({
   id: r[0] as number,
   type: r[1] as string,
   created_at: r[2] as string,
   subscription_id: r[3] as number | null,
-  data: JSON.parse(r[4] as string) as { object: unknown },
+  actor: storedActor(r[4] as string | null, r[5] as number | null),
+  request_id: r[6] as string | null,
+  data: JSON.parse(r[7] as string) as { object: unknown },
 })
 
 /**
@@ -20,13 +24,21 @@ const toEvent = (r: Values): EventRecord => ({
  */
 export const latestEventOf = (subscriptionId: string): string => `(SELECT last_event_id FROM subscriptions WHERE id = ${subscriptionId})`
 
-/** The event log of C10: written in the same transaction as the change it records. */
-export function eventsStore(db: DatabaseSync) {
+/**
+ * The event log of C10: written in the same transaction as the change it records, stamped with
+ * who made it (C18): `context` answers the running unit's actor and request id (writer.ts), bound
+ * into the one INSERT. Every event goes through `recordJson` (or the processor's bulk INSERT in
+ * installments-store.ts, which binds the same), so a new event type is stamped without a word.
+ */
+export function eventsStore(db: DatabaseSync, context: () => UnitContext) {
   // The object arrives as JSON text and SQLite wraps it in {"object": …}: a ~1 KB body
   // concatenated in JavaScript would be a rope that V8 must copy flat again to bind it.
-  const insert = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at, prev_id) VALUES (?1, ?2, '{"object":' || ?3 || '}', ?4, ${latestEventOf('?2')})`)
-  const recordJson = (type: string, subscriptionId: number | null, objectJson: string): number =>
-    Number(insert.run(type, subscriptionId, objectJson, nowIso()).lastInsertRowid)
+  const insert = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at, prev_id, actor_type, actor_id, request_id)
+    VALUES (?1, ?2, '{"object":' || ?3 || '}', ?4, ${latestEventOf('?2')}, ?5, ?6, ?7)`)
+  const recordJson = (type: string, subscriptionId: number | null, objectJson: string): number => {
+    const { actor, requestId } = context()
+    return Number(insert.run(type, subscriptionId, objectJson, nowIso(), actor.type, actor.id, requestId).lastInsertRowid)
+  }
   // A subscription's events are a chain, newest first (migration 2): walk it for offset + limit
   // links and keep the last `limit` of them.
   const ofSubscription = prepareValues(db, `WITH RECURSIVE chain(id, n) AS (

@@ -4,7 +4,7 @@ import type { DueFields } from '../../domain/processing.ts'
 import { INSTALLMENT_STATES, type Attempt, type Installment, type InstallmentState, type SnapshotLine } from '../../domain/installment.ts'
 import { SUBSCRIPTION_COLUMNS, columns, prepareValues, subscriptionOf, type Row, type Values } from './rows.ts'
 import { latestEventOf } from './events-store.ts'
-import type { InstallmentChange, AdminInstallmentFilter, DueRow, BatchPlan } from '../api.ts'
+import type { InstallmentChange, AdminInstallmentFilter, DueRow, BatchPlan, UnitContext } from '../api.ts'
 export type { InstallmentChange, AdminInstallmentFilter, DueRow, BatchPlan }
 
 function toInstallment(r: Row): Installment {
@@ -69,7 +69,7 @@ const DUE_COLUMNS = `s.id, s.state, s.paused, s.interval_length, s.interval_unit
   ${hasItems('s')} AS has_items, s.due_floor`
 
 /** Installments, their attempts, and the processor's reads and batch writes. */
-export function installmentsStore(db: DatabaseSync) {
+export function installmentsStore(db: DatabaseSync, context: () => UnitContext) {
   // Two walks over due subscriptions. By id, a window at a time: neighbouring rows share pages,
   // so a batch of a million due ones dirties few pages per commit. By (due_floor, id) through the
   // partial index: rows that are not due cost nothing, for runs with few due. The index holds
@@ -123,15 +123,16 @@ export function installmentsStore(db: DatabaseSync) {
   // built here, a million events cost no round trip through JavaScript. The customer comes by two
   // primary-key lookups per row (subscription, user). A batch holds one installment per subscription,
   // so each prev_id read here is still the subscription's latest event when its row goes in (the
-  // events_chain trigger refuses a stale one: migration 2).
-  const createdEvents = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at, prev_id)
+  // events_chain trigger refuses a stale one: migration 2). Stamped with the unit's actor (the
+  // processor's, C18) as events-store.ts stamps every other event.
+  const createdEvents = db.prepare(`INSERT INTO events (type, subscription_id, data, created_at, prev_id, actor_type, actor_id, request_id)
     SELECT 'installment.created', i.subscription_id, json_object('object', json_object(
         'id', i.id, 'subscription_id', i.subscription_id,
         'user', json_object('id', u.id, 'email', u.email, 'external_id', u.external_id), 'due_date', i.due_date, 'state', i.state, 'retry_at', i.retry_at,
         'line_items', json(i.line_items), 'shipping_address', json(i.shipping_address), 'billing_address', json(i.billing_address),
         'payment_method_id', i.payment_method_id, 'payment_source_id', i.payment_source_id, 'currency', i.currency,
         'attempts', json_array(), 'created_at', i.created_at, 'updated_at', i.updated_at)), ?2,
-      ${latestEventOf('i.subscription_id')}
+      ${latestEventOf('i.subscription_id')}, ?3, ?4, ?5
     FROM ${withUser('installments i')} WHERE i.id > ?1 ORDER BY i.id`)
 
   const byId = db.prepare(`SELECT ${INSTALLMENT_COLUMNS} FROM ${withUser('installments i')} WHERE i.id = ?`)
@@ -195,7 +196,8 @@ export function installmentsStore(db: DatabaseSync) {
         : new Set((createdAfter.all(after) as { s: number }[]).map((r) => r.s))
       const moves = plans.map((p) => [p.subscription_id, p.due_date, p.actionable_date, p.state, created.has(p.subscription_id) ? 1 : 0])
       advanceMany.run(JSON.stringify(moves), at)
-      createdEvents.run(after, at)
+      const { actor, requestId } = context()
+      createdEvents.run(after, at, actor.type, actor.id, requestId)
       return created
     },
     find(id: number): Installment | undefined {

@@ -1,9 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite'
 
 /**
- * Forward-only migrations, compiled into the binary (the SEA ships no asset files). The
- * database's `PRAGMA user_version` is the last one applied; each is applied in its own
- * transaction.
+ * Forward-only migrations, compiled into the binary (the SEA ships no asset files). Each is
+ * applied in its own transaction and recorded in `schema_migrations`; `PRAGMA user_version` is
+ * the highest applied. Versions are applied by what is missing, not by what is above the highest:
+ * migrations written side by side may land in any order (a database that got 14 before 12
+ * existed gets 12 when it arrives), so each must stand on its own.
  */
 export interface Migration {
   readonly version: number
@@ -415,34 +417,35 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 14,
+    // Issue 28 (C18): who made each change, and in which request. Events written before have
+    // NULL in all three (the API shows `actor: null`). Adding nullable columns rewrites nothing.
+    name: 'event actors and request ids',
+    sql: `
+      ALTER TABLE events ADD COLUMN actor_type TEXT;
+      ALTER TABLE events ADD COLUMN actor_id INTEGER;
+      ALTER TABLE events ADD COLUMN request_id TEXT;
+    `,
+  },
 ]
 
-export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0
-
-/**
- * Versions up to this one are recorded by `user_version` alone; later ones also by a row in
- * `schema_migrations`, so that one written in parallel with a later one (issues 26, 27 and 28 add
- * versions 10, 11 and 12 on separate branches) is still applied when it lands after it.
- */
-const LAST_UNRECORDED = 9
+export const SCHEMA_VERSION = Math.max(0, ...MIGRATIONS.map((m) => m.version))
 
 export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
-  const target = migrations[migrations.length - 1]?.version ?? 0
+  const target = Math.max(0, ...migrations.map((m) => m.version))
   const current = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version
   if (current > target) throw new DatabaseTooNewError(current, target)
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY) STRICT')
-  const recorded = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version))
-  const known = new Set(migrations.map((m) => m.version))
-  // A version this binary does not have was applied by a newer one.
-  for (const v of recorded) if (!known.has(v)) throw new DatabaseTooNewError(v, target)
-  const applied = (v: number): boolean => (v <= LAST_UNRECORDED ? v <= current : recorded.has(v))
-  for (const m of migrations) {
-    if (applied(m.version)) continue
+  const applied = appliedVersions(db, current, migrations)
+  let version = current
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (applied.has(m.version)) continue
+    version = Math.max(version, m.version)
     db.exec('BEGIN IMMEDIATE')
     try {
       db.exec(m.sql)
-      if (m.version > LAST_UNRECORDED) db.prepare('INSERT INTO schema_migrations (version) VALUES (?)').run(m.version)
-      db.exec(`PRAGMA user_version = ${Math.max(m.version, (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version)}`)
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString())
+      db.exec(`PRAGMA user_version = ${version}`)
       db.exec('COMMIT')
     } catch (err) {
       db.exec('ROLLBACK')
@@ -450,4 +453,25 @@ export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIG
     }
   }
   return { from: current, to: target }
+}
+
+/**
+ * The versions this database has. `schema_migrations` came after migration 9: a database without
+ * it was migrated in order up to its user_version, and gets the table with those versions.
+ */
+function appliedVersions(db: DatabaseSync, current: number, migrations: readonly Migration[]): Set<number> {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined
+  if (!exists) {
+    db.exec('BEGIN IMMEDIATE')
+    try {
+      db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT')
+      const insert = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 'before schema_migrations')")
+      for (const m of migrations) if (m.version <= current) insert.run(m.version, m.name)
+      db.exec('COMMIT')
+    } catch (err) {
+      db.exec('ROLLBACK')
+      throw err
+    }
+  }
+  return new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version))
 }

@@ -3,9 +3,8 @@ import type { EventRecord, State } from '../../domain/types.ts'
 import { STATES } from '../../domain/types.ts'
 import { OUTCOME_RESULTS, type OutcomeResult } from '../../domain/outcome.ts'
 import { columns, prepareValues, type Values } from './rows.ts'
+import { EVENT_COLUMNS, toEvent } from './events-store.ts'
 import type { IdRange, OffsetSegment, OutcomeDay, SubscriptionTally } from '../api.ts'
-
-const EVENT_COLUMNS = ['id', 'type', 'created_at', 'subscription_id', 'data'] as const
 
 /**
  * The reads only the staff dashboard makes (src/admin/overview.ts, docs/console.md): tallies over
@@ -102,13 +101,7 @@ export function overviewStore(db: DatabaseSync) {
       return one(retrying)
     },
     eventsOfSubscription(subscriptionId: number, before: number, limit: number): EventRecord[] {
-      return (eventsBefore.all(subscriptionId, before, limit) as unknown as Values[]).map((r) => ({
-        id: r[0] as number,
-        type: r[1] as string,
-        created_at: r[2] as string,
-        subscription_id: r[3] as number | null,
-        data: JSON.parse(r[4] as string) as { object: unknown },
-      }))
+      return (eventsBefore.all(subscriptionId, before, limit) as unknown as Values[]).map(toEvent)
     },
   }
 }

@@ -1,7 +1,8 @@
 import { backup as sqliteBackup, type DatabaseSync } from 'node:sqlite'
 import { WAL_AUTOCHECKPOINT_PAGES, openDatabase } from './db.ts'
 import { Writer } from './writer.ts'
-import { LOCKED_ELSEWHERE, describeWriteFailure } from './write-failure.ts'
+import { LOCKED_ELSEWHERE, describeWriteFailure, isDiskFull } from './write-failure.ts'
+import { Outage, StoreUnavailable } from '../unavailable.ts'
 import { startHeartbeat, type Heartbeat } from '../heartbeat.ts'
 import { WalSync } from './wal-sync.ts'
 import { BodyCache } from './body-cache.ts'
@@ -21,7 +22,7 @@ import { overviewStore } from './overview-store.ts'
 import { emailsStore } from './emails-store.ts'
 import { upcomingStore } from './upcoming-store.ts'
 import { readFacade, unitFacade } from './facade.ts'
-import type { Store, Tx, Unit } from '../api.ts'
+import type { Store, Tx, Unit, UnitContext } from '../api.ts'
 
 export const DEFAULT_READ_CACHE_BYTES = 16 * 1024 * 1024
 
@@ -53,6 +54,9 @@ export interface StoreOptions {
  * for milliseconds at a time.
  */
 export const LOCK_WAIT_NOT_READY_MS = 1_000
+
+/** What a 503 asks a client to wait while the disk is full: someone has to make room first. */
+const DISK_FULL_RETRY_AFTER_SECONDS = 10
 
 /** What only the SQLite store has besides the interface: for tests, `/metrics` and the CLI. */
 export interface SqliteStore extends Store {
@@ -97,6 +101,9 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     afterCommit,
     maxBatch: options.maxBatch ?? 256,
     onRollback: () => bodies.invalidateAll(),
+    onDryRun: (running) => {
+      bodies.suspended = running
+    },
     ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}),
     ...(walSync ? { walSync } : {}),
     ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
@@ -105,9 +112,10 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     accounts: accountsStore(db),
     catalog: catalogStore(db),
     subscriptions: subscriptionsStore(db, bodies),
-    events: eventsStore(db),
+    // Events are stamped with the running unit's actor and request id (C18).
+    events: eventsStore(db, () => writer.unitContext),
     idempotency: idempotencyStore(db),
-    installments: installmentsStore(db),
+    installments: installmentsStore(db, () => writer.unitContext),
     leases: leaseStore(db),
     webhooks: webhooksStore(db),
     deliveries: deliveriesStore(db),
@@ -153,6 +161,8 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     const last = writer.lastOutcome.error
     return last === undefined ? undefined : describeWriteFailure(last)
   }
+  // A write refused for want of space is StoreUnavailable (a 503), its outage lasting until a write lands.
+  const diskFull = new Outage()
   const checkpoints = (): { background: number; inline: number; walFrames: number } | undefined =>
     checkpointer ? { ...checkpointer.counts, walFrames: checkpointer.frames } : undefined
   return {
@@ -169,8 +179,17 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     portal: readFacade(repos.portal, writer),
     overview: readFacade(repos.overview, writer),
     emails: readFacade(repos.emails, writer),
-    write<T>(unit: Unit<T>): Promise<T> {
-      return writer.write(() => unit(tx))
+    write<T>(unit: Unit<T>, context?: UnitContext): Promise<T> {
+      const asked = performance.now()
+      return writer.write(() => unit(tx), context).then(
+        (value) => {
+          diskFull.succeeded(asked)
+          return value
+        },
+        (err: unknown) => {
+          throw isDiskFull(err) ? new StoreUnavailable('the disk is full (SQLite: database or disk is full)', diskFull.failed(), DISK_FULL_RETRY_AFTER_SECONDS, err) : err
+        },
+      )
     },
     async bulk<T>(job: () => Promise<T>): Promise<T> {
       const before = (autocheckpoint.get() as { wal_autocheckpoint: number }).wal_autocheckpoint

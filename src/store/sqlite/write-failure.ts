@@ -42,6 +42,15 @@ export function isStorageFailure(err: unknown): boolean {
   return code !== undefined && STORAGE_CODES.has(code)
 }
 
+/**
+ * SQLITE_FULL: the disk (or the database's page limit) is full. The unit or batch it failed was
+ * rolled back whole, and writes work again once there is room: a 503 for a request, not a bug.
+ * A failed WAL sync, even for want of space, is not one: writes stay stopped until a restart.
+ */
+export function isDiskFull(err: unknown): boolean {
+  return primaryCode(err) === SQLITE_FULL
+}
+
 /** The cause in words for /readyz; SQLite's own message otherwise (it never holds a secret). */
 export function describeWriteFailure(err: Error): string {
   if (err instanceof WriteLockTimeout) return LOCKED_ELSEWHERE

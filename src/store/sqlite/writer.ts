@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { WalSync } from './wal-sync.ts'
+import { SYSTEM_UNIT, type UnitContext } from '../api.ts'
 import { WriteLockTimeout, isLockBusy, isStorageFailure } from './write-failure.ts'
 
 /**
@@ -11,14 +12,16 @@ class Queued {
   readonly fn: () => Promise<unknown>
   readonly resolve: (value: unknown) => void
   readonly reject: (err: unknown) => void
+  readonly context: UnitContext
   /** performance.now() when it was asked for. */
   readonly since: number
   value: unknown = undefined
 
-  constructor(fn: () => Promise<unknown>, resolve: (value: unknown) => void, reject: (err: unknown) => void) {
+  constructor(fn: () => Promise<unknown>, resolve: (value: unknown) => void, reject: (err: unknown) => void, context: UnitContext) {
     this.fn = fn
     this.resolve = resolve
     this.reject = reject
+    this.context = context
     this.since = performance.now()
   }
 }
@@ -41,6 +44,11 @@ export interface WriterOptions {
   readonly walSync?: WalSync
   /** Called whenever writes are rolled back, so caches filled from them can forget them. */
   readonly onRollback?: () => void
+  /**
+   * Called with true when a dry unit starts and false when it has been rolled back: caches must
+   * neither serve it (they hold what it is about to change) nor learn from it (it is undone).
+   */
+  readonly onDryRun?: (running: boolean) => void
   /** Called after each successful COMMIT, with no transaction open (background checkpoints). */
   readonly afterCommit?: () => void
   /** How long a unit waits for a write lock held by another connection before it fails (5 s). */
@@ -95,6 +103,11 @@ export class TransactionLost extends Error {
  * unit stays queued, with every unit asked for after it, and BEGIN is tried again on a timer every
  * millisecond or two; the queue then runs in order. A unit that has waited `lockTimeoutMs` fails
  * with WriteLockTimeout (a 500 for a request).
+ *
+ * A dry unit (C18's dry runs) runs in its savepoint like any other, and then its savepoint is
+ * rolled back whatever it answered: the units before and after it in the batch keep theirs. It
+ * settles at once (nothing of it waits for the COMMIT), and caches are kept out of it
+ * (`onDryRun`), so they need no forgetting afterwards.
  */
 export class Writer {
   private open = false
@@ -139,13 +152,13 @@ export class Writer {
    * refused at once: the inner unit could not be rolled back on its own, and it would wait for
    * the unit that waits for it.
    */
-  write<T>(fn: () => Promise<T>): Promise<T> {
+  write<T>(fn: () => Promise<T>, context: UnitContext = SYSTEM_UNIT): Promise<T> {
     if (this.current !== undefined && this.context.getStore() !== undefined) {
       return Promise.reject(new Error('store.write called inside a unit of writes; do the inner writes in the outer unit'))
     }
     if (this.broken) return Promise.reject(this.broken)
     return new Promise<T>((resolve, reject) => {
-      this.queue.push(new Queued(fn, resolve as (value: unknown) => void, reject))
+      this.queue.push(new Queued(fn, resolve as (value: unknown) => void, reject, context))
       if (this.current === undefined && this.queue.length === 1 && this.retry === undefined) this.next()
     })
   }
@@ -167,6 +180,11 @@ export class Writer {
    */
   get inUnit(): boolean {
     return this.current !== undefined && this.context.getStore() === this.current
+  }
+
+  /** The context of the running unit (its events are stamped with it); SYSTEM_UNIT between units. */
+  get unitContext(): UnitContext {
+    return this.current?.context ?? SYSTEM_UNIT
   }
 
   /** The failed WAL sync that stopped all writes, if one did. */
@@ -312,6 +330,7 @@ export class Writer {
   /** One unit in its savepoint (the batch's transaction is open); it settles in `finish`. */
   private start(unit: Queued): void {
     this.current = unit
+    if (unit.context.dryRun) this.options.onDryRun?.(true)
     let result: Promise<unknown>
     try {
       result = this.context.run(unit, unit.fn)
@@ -328,6 +347,14 @@ export class Writer {
   private finish(unit: Queued, err: unknown, value: unknown, failed: boolean): void {
     if (this.current !== unit) return // it escaped: already rolled back and refused
     this.current = undefined
+    if (unit.context.dryRun) {
+      this.undoDry()
+      if (failed) unit.reject(err)
+      else unit.resolve(value)
+      this.wakeReaders()
+      this.next()
+      return
+    }
     if (!failed) {
       try {
         this.release.run()
@@ -352,6 +379,7 @@ export class Writer {
   /** A unit still running at its batch's commit: rolled back and refused now; its end is ignored. */
   private escape(unit: Queued): void {
     this.current = undefined
+    if (unit.context.dryRun) this.options.onDryRun?.(false)
     this.undo()
     unit.reject(new UnitEscaped('a unit of writes may only await the store: it awaited something else (a timer, the network, a file) and was rolled back'))
     this.wakeReaders()
@@ -396,6 +424,24 @@ export class Writer {
     }
     this.abandon()
     this.fail(new TransactionLost('a unit of writes could not be rolled back alone; its whole batch was rolled back'))
+  }
+
+  /**
+   * Rolls a dry unit back, without telling caches (they kept out of it), then lets them back in.
+   * If the savepoint cannot be rolled back alone, the batch goes, as for `undo`.
+   */
+  private undoDry(): void {
+    try {
+      this.rollbackTo.run()
+      this.release.run()
+      this.options.onDryRun?.(false)
+      return
+    } catch {
+      // As in undo.
+    }
+    this.options.onDryRun?.(false)
+    this.abandon()
+    this.fail(new TransactionLost('a dry unit of writes could not be rolled back alone; its whole batch was rolled back'))
   }
 
   private abandon(): void {
