@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { rootCertificates } from 'node:tls'
-import nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 
 /**
  * The SMTP client (C17) over nodemailer (docs/decisions.md, "E-mail: nodemailer"): a pool of
@@ -66,7 +66,11 @@ export function smtpTransport(s: SmtpSettings): MailTransport {
   const secure = url.protocol === 'smtps:'
   const timeouts = { ...SMTP_TIMEOUTS, ...s.timeouts }
   const extraCa = s.caFile === undefined ? undefined : readFileSync(s.caFile, 'utf8')
-  const transporter = nodemailer.createTransport({
+  // Loaded on the first mail: every other command of the binary (process, migrate…) and a serve
+  // without mail never evaluate nodemailer's 240 KiB (5 MB of RSS).
+  let pool: Promise<Transporter> | undefined
+  let closed = false
+  const transporter = (): Promise<Transporter> => (pool ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({
     pool: true,
     maxConnections: s.connections ?? 4,
     maxMessages: 500,
@@ -88,11 +92,11 @@ export function smtpTransport(s: SmtpSettings): MailTransport {
     },
     logger: false,
     debug: false,
-  })
+  })))
   return {
     async send(mail) {
       try {
-        const info = await transporter.sendMail({
+        const info = await (await transporter()).sendMail({
           from: mail.from,
           to: mail.to,
           subject: mail.subject,
@@ -108,8 +112,10 @@ export function smtpTransport(s: SmtpSettings): MailTransport {
       }
     },
     close(force) {
+      if (closed || pool === undefined) return
+      closed = force
       // Mail.close hands its arguments to the pool's close({force}).
-      ;(transporter.close as (options: { force: boolean }) => void)({ force })
+      void pool.then((t) => (t.close as (options: { force: boolean }) => void)({ force }))
     },
   }
 }

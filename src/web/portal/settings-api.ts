@@ -1,5 +1,6 @@
 import type { App } from '../../api/shared/app.ts'
 import { portalSession } from '../../api/shared/auth.ts'
+import { actAs } from '../../api/shared/actor.ts'
 import { ok, type ApiHandler } from '../../api/shared/endpoint.ts'
 import { rootObject } from '../../api/shared/params.ts'
 import { FieldErrors } from '../../domain/field-errors.ts'
@@ -16,6 +17,7 @@ import { readSettings } from '../../admin/users.ts'
 export const updatePortalSettings = (app: App): ApiHandler => async (ctx, call) => {
   const session = await portalSession(app, ctx)
   ctx.userId = session.user_id
+  actAs(ctx, { type: 'portal', id: session.user_id })
   const attrs = rootObject(ctx, 'settings')
   return call.commit(async (tx) => {
     const user = await tx.accounts.findUser(session.user_id)
