@@ -56,7 +56,7 @@ export function composeMail(m: ClaimedEmail, itemNames: ReadonlyMap<number, stri
   return {
     subject: rendered.subject,
     mail: {
-      from: s.from.includes('<') ? s.from : { name: s.shopName, address },
+      from: { name: senderName(s.from) ?? s.shopName, address },
       to: m.email,
       subject: rendered.subject,
       text: rendered.text,
@@ -66,6 +66,14 @@ export function composeMail(m: ClaimedEmail, itemNames: ReadonlyMap<number, stri
       language,
     },
   }
+}
+
+/** The display name of `Shop <shop@example.com>` (its quotes taken off), or null for a bare address. */
+export function senderName(from: string): string | null {
+  const m = /^\s*(.*?)\s*<[^<>]+>\s*$/.exec(from)
+  if (!m) return null
+  const name = (m[1] as string).replace(/^"(.*)"$/, '$1').replace(/\\(.)/g, '$1')
+  return name === '' ? null : name
 }
 
 /** The address of `shop@example.com` or `Shop <shop@example.com>`. */

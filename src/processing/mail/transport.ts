@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { rootCertificates } from 'node:tls'
 import type { Transporter } from 'nodemailer'
+import { mimeMessage, type MimeMail } from './mime.ts'
 
 /**
  * The SMTP client (C17) over nodemailer (docs/decisions.md, "E-mail: nodemailer"): a pool of
@@ -33,16 +34,7 @@ export interface SmtpTimeouts {
 
 export const SMTP_TIMEOUTS: SmtpTimeouts = { connectionMs: 10_000, greetingMs: 10_000, socketMs: 30_000 }
 
-export interface OutgoingMail {
-  readonly from: string | { readonly name: string; readonly address: string }
-  readonly to: string
-  readonly subject: string
-  readonly text: string
-  readonly html: string
-  readonly messageId: string
-  readonly date: Date
-  readonly language: string
-}
+export type OutgoingMail = MimeMail
 
 export type SmtpResult =
   | { readonly sent: true; readonly reply: string }
@@ -96,16 +88,8 @@ export function smtpTransport(s: SmtpSettings): MailTransport {
   return {
     async send(mail) {
       try {
-        const info = await (await transporter()).sendMail({
-          from: mail.from,
-          to: mail.to,
-          subject: mail.subject,
-          text: mail.text,
-          html: mail.html,
-          messageId: mail.messageId,
-          date: mail.date,
-          headers: { 'Auto-Submitted': 'auto-generated', 'Content-Language': mail.language },
-        })
+        // The message as written (mime.ts); nodemailer carries it over SMTP.
+        const info = await (await transporter()).sendMail({ envelope: { from: mail.from.address, to: [mail.to] }, raw: mimeMessage(mail) })
         return { sent: true, reply: String(info.response ?? '').trim() || '250' }
       } catch (err) {
         return failure(err)
