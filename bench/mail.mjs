@@ -33,6 +33,8 @@ import { cpuSecondsOf, hasCommand, memoryPoller, pinned, runForResult, startServ
 import { benchEnv } from './lib/env.mjs'
 import { machine, waitQuiet } from './lib/machine.mjs'
 import { seed, writeLuaData, sqliteVersion } from './lib/seed.mjs'
+import { renderProfile, summarizeProfile } from './lib/profile-summary.mjs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
@@ -44,6 +46,7 @@ const { values: opts } = parseArgs({
     rate: { type: 'string', default: '500' },
     seconds: { type: 'string' },
     'no-pin': { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 })
@@ -54,6 +57,7 @@ if (opts.help) {
   --rate N       PATCH per second (default 500)
   --seconds N    how long each PATCH load runs (default 20; 5 with --quick)
   --no-pin       do not pin replenish and the outside world to separate cores
+  --profile      the drain only, serve from source under --cpu-prof: its hottest functions
 `)
   process.exit(0)
 }
@@ -104,7 +108,11 @@ try {
   // (b) the drain alone.
   const busy = []
   if (!(await waitQuiet(60_000, log))) busy.push('drain')
-  const startServe = () => startServer('replenish serve', ...pinned(serverCpu, binary, ['serve']), { cwd: ROOT, env })
+  const profileDir = join(work, 'profile')
+  const serveCommand = opts.profile
+    ? [process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--import', 'tsx', join(ROOT, 'src', 'main.ts'), 'serve']]
+    : [binary, ['serve']]
+  const startServe = () => startServer('replenish serve', ...pinned(serverCpu, serveCommand[0], serveCommand[1]), { cwd: ROOT, env })
   const serveStarted = performance.now()
   let app = await startServe()
   started.push(app)
@@ -115,8 +123,14 @@ try {
   const drainSeconds = (drained.last_ms - listening) / 1000
   const serveCpuSeconds = cpuSecondsOf(app.pid) - cpuBefore
   const mem = memory.stop()
-  log(`drain: ${mails} mails in ${drainSeconds.toFixed(1)} s = ${Math.round(mails / drainSeconds)}/s; serve peak RSS ${mem.peakRssMB} MB`)
+  log(`drain: ${mails} mails in ${drainSeconds.toFixed(1)} s = ${Math.round(mails / drainSeconds)}/s; serve peak RSS ${mem.peakRssMB} MB (anonymous ${mem.peakAnonMB} MB)`)
   await settledOutbox(app.url, 0)
+  if (opts.profile) {
+    await app.stop()
+    const file = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).sort((a, b) => statSync(join(profileDir, b)).size - statSync(join(profileDir, a)).size)[0]
+    process.stdout.write(renderProfile(summarizeProfile(JSON.parse(readFileSync(join(profileDir, file), 'utf8')))) + '\n')
+    process.exit(0)
+  }
 
   // (c) PATCH p99 with the outbox empty, then while the second backlog drains.
   if (!(await waitQuiet(60_000, log))) busy.push('load without mail')
@@ -162,7 +176,7 @@ try {
     `|---|---|`,
     `| announce (\`replenish process\`: ${mails.toLocaleString('en')} subscription.upcoming events, their mails queued) | ${announced.seconds.toFixed(1)} s, ${Math.round(result.announce.perSecond).toLocaleString('en')}/s |`,
     `| drain (${mails.toLocaleString('en')} mails to the local SMTP sink) | ${drainSeconds.toFixed(1)} s, **${Math.round(result.drain.perSecond).toLocaleString('en')} mails/s**, ${result.drain.serveCpuUsPerMail.toFixed(0)} µs of serve CPU per mail |`,
-    `| serve's peak RSS over the drain | **${mem.peakRssMB} MB** |`,
+    `| serve's peak RSS over the drain | **${Math.round(mem.peakRssMB)} MB** (${Math.round(mem.peakAnonMB)} MB of it anonymous: heaps and caches, the rest the executable's pages) |`,
     `| PATCH ${rate}/s p99 without mail / while ${during.toLocaleString('en')} mails drain | ${without.latencyMs.p99.toFixed(1)} ms / ${withMail.latencyMs.p99.toFixed(1)} ms (${ratio.toFixed(2)}×; target ≤ 2×: ${ratio <= 2 ? 'met' : 'NOT met'}); ${sentDuringLoad.toLocaleString('en')} mails sent during the ${seconds} s |`,
     '',
     busy.length > 0 ? `The machine was busy when these started: ${busy.join(', ')}.` : '',

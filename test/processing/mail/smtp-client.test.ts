@@ -6,7 +6,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { smtpTransport, type OutgoingMail, type SmtpSettings } from '../../../src/processing/mail/transport.ts'
-import { startDroppingServer, startSmtpSink, TEST_CA_FILE } from '../../helpers/smtp.ts'
+import { decodeWords, startDroppingServer, startSmtpSink, TEST_CA_FILE } from '../../helpers/smtp.ts'
 
 const MAIL: OutgoingMail = {
   from: { name: 'Tea & Co', address: 'shop@tea.example' },
@@ -43,6 +43,17 @@ test('a message goes as multipart/alternative (text, then HTML) with From, To, S
   assert.ok(got.raw.indexOf('text/plain') < got.raw.indexOf('text/html'), 'the plain part comes first (clients show the last one they can)')
   assert.equal(got.text, MAIL.text)
   assert.equal(got.html, MAIL.html)
+})
+
+test('headers outside printable ASCII go in RFC 2047 words of at most 75 characters, split between characters', async (t) => {
+  const sink = await startSmtpSink(t)
+  const subject = 'Ihre nächste Lieferung von Kaffeerösterei Müller & Söhne, Düsseldorf: Donnerstag, 12. März — ☕'
+  const result = await client(t, { url: sink.url(), tlsInsecure: false, caFile: TEST_CA_FILE }).send({ ...MAIL, subject, from: { name: 'Café Crème', address: 'shop@tea.example' } })
+  assert.equal(result.sent, true)
+  const [got] = await sink.waitFor(1)
+  assert.equal(got?.subject, subject)
+  assert.equal(decodeWords(got?.headers.get('from') ?? ''), 'Café Crème <shop@tea.example>')
+  for (const word of (got?.raw ?? '').split(/\s+/).filter((w) => w.startsWith('=?'))) assert.ok(word.length <= 75, word)
 })
 
 test('STARTTLS is used when offered: a server that refuses MAIL before it, with a certificate of a private CA, takes the mail with the CA file', async (t) => {
