@@ -695,8 +695,9 @@ export interface PortalTx extends PortalReads {
 /** The mail outbox (C17): written with the events it tells of, read and settled by the sender. */
 export interface EmailsTx extends EmailReads {
   /**
-   * A mail of `kind` to the owner of the subscription, for the event just recorded, due at once;
-   * none when the owner has no address (erased) or has turned e-mail off. Answers whether one was made.
+   * A mail of `kind` to the owner of the subscription, for the event just recorded, made at the
+   * event's time (`atMs` when it has none) and due at once; none when the owner has no address
+   * (erased) or has turned e-mail off. Answers whether one was made.
    */
   enqueue(kind: MailKind, subscriptionId: number, eventId: number, atMs: number): Promise<boolean>
   /**

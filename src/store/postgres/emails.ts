@@ -100,8 +100,10 @@ export function emailsRepo(sql: Sql): EmailsTx {
       return { pending: r?.pending ?? 0, oldest_pending_ms: r?.oldest ?? null, sent_total: r?.sent ?? 0, failed_total: r?.failed ?? 0 }
     },
     async enqueue(kind, subscriptionId, eventId, atMs) {
+      // At its event's time (see the SQLite store): retention keeps the events of pending mails.
       return (await sql.run(`INSERT INTO emails (user_id, kind, event_id, to_address, due_ms, created_ms, updated_ms)
-        SELECT u.id, $1, $2, u.email, $4, $4, $4 FROM subscriptions s JOIN users u ON u.id = s.user_id
+        SELECT u.id, $1, $2, u.email, t.ms, t.ms, t.ms FROM subscriptions s JOIN users u ON u.id = s.user_id,
+          (SELECT coalesce((SELECT round(extract(epoch FROM created_at::timestamptz) * 1000)::bigint FROM events WHERE id = $2), $4::bigint) AS ms) t
         WHERE s.id = $3 AND u.email IS NOT NULL AND u.email_notifications`, [kind, eventId, subscriptionId, atMs])) > 0
     },
     async claim(nowMs, limit, skip): Promise<DueEmail[]> {

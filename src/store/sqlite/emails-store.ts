@@ -35,8 +35,12 @@ export function emailsStore(db: DatabaseSync) {
     if (!statement) lists.set(sql, (statement = prepareValues(db, sql)))
     return statement.all(...args, f.limit) as unknown as Values[]
   }
+  // Made at its event's time, as a webhook delivery is (migration 7): retention keeps every event
+  // from the oldest pending mail's time on, which then includes the mail's own event, and C10's
+  // three days count from the event.
   const enqueue = db.prepare(`INSERT INTO emails (user_id, kind, event_id, to_address, due_ms, created_ms, updated_ms)
-    SELECT u.id, ?1, ?2, u.email, ?4, ?4, ?4 FROM subscriptions s JOIN users u ON u.id = s.user_id
+    SELECT u.id, ?1, ?2, u.email, t.ms, t.ms, t.ms FROM subscriptions s JOIN users u ON u.id = s.user_id,
+      (SELECT coalesce((SELECT CAST(round(unixepoch(created_at, 'subsec') * 1000) AS INTEGER) FROM events WHERE id = ?2), ?4) AS ms) t
     WHERE s.id = ?3 AND u.email IS NOT NULL AND u.email_notifications = 1`)
   const nextDue = prepareValues(db, `SELECT due_ms FROM emails INDEXED BY emails_pending WHERE state = 'pending' ORDER BY due_ms LIMIT 1`)
   const pending = prepareValues(db, `SELECT count(*), min(created_ms) FROM emails INDEXED BY emails_pending WHERE state = 'pending'`)
