@@ -129,6 +129,8 @@ try {
     await app.stop()
     const file = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).sort((a, b) => statSync(join(profileDir, b)).size - statSync(join(profileDir, a)).size)[0]
     process.stdout.write(renderProfile(summarizeProfile(JSON.parse(readFileSync(join(profileDir, file), 'utf8')))) + '\n')
+    for (const s of started.reverse()) await s.stop().catch(() => undefined)
+    rmSync(work, { recursive: true, force: true })
     process.exit(0)
   }
 
