@@ -17,6 +17,7 @@ import { listSubscriptionEvents } from './subscription-events.ts'
 import * as sw from './subscription-writes.ts'
 import { eraseUser } from './user-erase.ts'
 import * as x from './exports.ts'
+import { listEmails } from './emails.ts'
 
 const A = '/admin/api/v1'
 
@@ -70,6 +71,7 @@ export function adminRoutes(app: App): Route[] {
     ['GET', `${A}/webhook_endpoints/:id/deliveries`, r(d.listDeliveries)],
     ['GET', `${A}/deliveries/:id`, r(d.showDelivery)],
     ['POST', `${A}/deliveries/:id/redeliver`, r(d.redeliver)],
+    ['GET', `${A}/emails`, r(listEmails)],
     ['POST', `${A}/admin_tokens`, r(t.createAdminTokenHandler)],
     ['GET', `${A}/admin_tokens`, r(t.listAdminTokens)],
     ['GET', `${A}/admin_tokens/current`, r(showCurrentAdminToken)],

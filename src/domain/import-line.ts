@@ -6,6 +6,7 @@ import { MAX_INTERVAL, MAX_QUANTITY } from './subscription-input.ts'
 import { STATES, type Address, type ProcessingState, type State, type Subscription } from './types.ts'
 import { ImportLineError, lineError } from './import-errors.ts'
 import { LineFields } from './import-fields.ts'
+import { LANGUAGES } from './messages.ts'
 import { IMPORT_TYPES, type ImportContext, type ImportedLineItem, type ImportRecord, type ImportType } from './import-records.ts'
 
 /**
@@ -16,7 +17,7 @@ import { IMPORT_TYPES, type ImportContext, type ImportedLineItem, type ImportRec
 
 const TIMES = ['created_at', 'updated_at'] as const
 const FIELDS: Readonly<Record<ImportType, readonly string[]>> = {
-  user: ['type', 'id', 'email', 'external_id', ...TIMES],
+  user: ['type', 'id', 'email', 'external_id', 'locale', 'email_notifications', ...TIMES],
   api_key: ['type', 'id', 'user_id', 'key', ...TIMES],
   payment_method: ['type', 'id', 'name', 'active', ...TIMES],
   payment_source: ['type', 'id', 'user_id', 'payment_method_id', 'kind', 'brand', 'last_digits', 'month', 'year', 'gateway_reference', ...TIMES],
@@ -77,8 +78,11 @@ function read(type: ImportType, f: LineFields, ctx: ImportContext): ImportRecord
       let email = f.string('email')
       if (email !== undefined && !EMAIL.test(email)) email = f.add('email', 'invalid')
       const external_id = f.optionalString('external_id')
-      if (id === undefined || email === undefined || external_id === undefined) return undefined
-      return { type, row: { id, email, external_id, ...times }, given }
+      // C17: absent or null follows the service's default language.
+      const locale = f.raw['locale'] === undefined || f.raw['locale'] === null ? null : f.oneOf('locale', LANGUAGES, 'en')
+      const email_notifications = f.boolean('email_notifications', true)
+      if (id === undefined || email === undefined || external_id === undefined || locale === undefined || email_notifications === undefined) return undefined
+      return { type, row: { id, email, external_id, locale, email_notifications, ...times }, given }
     }
     case 'api_key': {
       const id = f.optionalId('id')

@@ -1,4 +1,5 @@
-import type { LineItem, Subscription } from './types.ts'
+import type { Language } from './messages.ts'
+import type { LineItem, Subscription, User } from './types.ts'
 
 /** C3's subscription object: every field a client sees, in the documented order. */
 export function renderSubscription(s: Subscription, lineItems: readonly LineItem[]): Record<string, unknown> {
@@ -33,5 +34,21 @@ export function renderLineItem(li: LineItem): Record<string, unknown> {
     quantity: li.quantity,
     created_at: li.created_at,
     updated_at: li.updated_at,
+  }
+}
+
+/**
+ * C11's user with C17's settings: `locale` is the language their mails are in, the service's
+ * default (REPLENISH_DEFAULT_LOCALE) while they have none of their own.
+ */
+export function renderUser(u: User, defaultLocale: Language): Record<string, unknown> {
+  return {
+    id: u.id,
+    email: u.email,
+    external_id: u.external_id,
+    locale: u.locale ?? defaultLocale,
+    email_notifications: u.email_notifications,
+    created_at: u.created_at,
+    updated_at: u.updated_at,
   }
 }

@@ -1,4 +1,5 @@
 import type { IntervalUnit } from './dates.ts'
+import type { Language } from './messages.ts'
 
 export const STATES = ['active', 'pending_cancellation', 'canceled', 'inactive'] as const // paused is a flag (C8)
 export type State = (typeof STATES)[number]
@@ -53,6 +54,10 @@ export interface User {
   /** null once the user is erased (C13): the row and its id stay. */
   readonly email: string | null
   readonly external_id: string | null
+  /** The language of their mails (C17); null: the service's default (REPLENISH_DEFAULT_LOCALE). */
+  readonly locale: Language | null
+  /** false: no mail at all (C17). */
+  readonly email_notifications: boolean
   readonly created_at: string
   readonly updated_at: string
 }

@@ -12,7 +12,7 @@
 export const COPIED_TABLES = [
   'users', 'api_keys', 'admin_tokens', 'payment_methods', 'payment_sources', 'subscribables', 'subscriptions', 'line_items',
   'events', 'installments', 'installment_attempts', 'process_runs', 'idempotency_keys', 'webhook_endpoints',
-  'webhook_deliveries', 'portal_links', 'portal_sessions',
+  'webhook_deliveries', 'portal_links', 'portal_sessions', 'emails', 'email_totals',
 ] as const
 export type CopiedTable = (typeof COPIED_TABLES)[number]
 

@@ -35,7 +35,7 @@ test('subscriptions.csv: the headers, then one record per subscription in id ord
   const server = await startTestServer(t, { REPLENISH_TODAY: TODAY })
   const owner = await seedUser(server.store)
   const email = (await server.store.accounts.findUser(owner.id))?.email
-  await server.store.write((tx) => tx.accounts.updateUser(owner.id, email ?? null, 'shop-7'))
+  await server.store.write((tx) => tx.accounts.updateUser(owner.id, email ?? null, 'shop-7', { locale: null, email_notifications: true }))
   const coffee = await subscribable(server.store, 'COF-1', 'Coffee, dark')
   const tea = await subscribable(server.store, 'TEA-1', 'Tea "Earl Grey"')
   const pay = await seedPayment(server.store, owner.id)

@@ -82,6 +82,10 @@ export async function writeEveryEventType(server: TestServer, today: string): Pr
   // Canceled five days before its next delivery, inside the 7-day notice: that delivery still comes.
   const late = await subscribe({ actionable_date: addDays(today, 5), line_items_attributes: [{ subscribable_id: coffee.id, quantity: 1 }] })
   await customer('POST', `/subscriptions/${late.id}/cancel`)
+
+  // Due in two days: the next run tells of it (C17: REPLENISH_UPCOMING_DAYS, default 3).
+  await subscribe({ actionable_date: addDays(today, 2), line_items_attributes: [{ subscribable_id: coffee.id, quantity: 3 }] })
+  await processAsOf(server, today)
 }
 
 /** Every event the service recorded, oldest first, read through the feed a polling shop reads. */

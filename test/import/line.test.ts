@@ -110,7 +110,7 @@ test('times need their zone and become UTC with milliseconds; an absent or null 
     }, bad)
   }
   const r = read({ type: 'user', id: 1, email: 'a@b', created_at: null, updated_at: '2026-11-22T05:00+01:00' })
-  assert.deepEqual(r.row, { id: 1, email: 'a@b', external_id: null, created_at: NOW, updated_at: '2026-11-22T04:00:00.000Z' })
+  assert.deepEqual(r.row, { id: 1, email: 'a@b', external_id: null, locale: null, email_notifications: true, created_at: NOW, updated_at: '2026-11-22T04:00:00.000Z' })
   assert.deepEqual([...r.given].sort(), ['email', 'id', 'updated_at'])
 })
 

@@ -172,7 +172,8 @@ test('a paused subscription is processed once its resume date arrives, and resum
   assert.deepEqual((await installmentsOf(server.store, dated.id)).map((i) => i.due_date), ['2026-02-05'])
   const after = await show(dated.id)
   assert.deepEqual([after.paused, after.actionable_date, after.state], [false, '2026-03-05', 'active'])
-  assert.deepEqual((await eventTypes(server.store, dated.id)).slice(-3), ['subscription.paused', 'installment.created', 'subscription.resumed'])
+  // The run the day before told of the resume date (C17: a paused subscription acts on its resume date).
+  assert.deepEqual((await eventTypes(server.store, dated.id)).slice(-4), ['subscription.paused', 'subscription.upcoming', 'installment.created', 'subscription.resumed'])
   await processAsOf(server, '2027-01-01')
   assert.equal((await installmentsOf(server.store, forever.id)).length, 0)
   assert.deepEqual([(await show(forever.id)).paused, (await show(forever.id)).actionable_date], [true, null])

@@ -7,6 +7,7 @@ import { ADDRESS_FIELDS } from '../../domain/types.ts'
 import { EVENT_TYPES } from '../../domain/events.ts'
 import { OUTCOME_RESULTS } from '../../domain/outcome.ts'
 import { ADMIN_SCOPES } from '../../store/api.ts'
+import { LANGUAGES } from '../../domain/messages.ts'
 import { input, nullable, oneOfValues, ref, type Schema } from './schema-kit.ts'
 
 const integer = (extra: Schema = {}): Schema => ({ type: ['integer', 'string'], pattern: '^-?\\d+$', ...extra })
@@ -60,7 +61,12 @@ export const inputs: Record<string, Schema> = {
   DateInput: input({ actionable_date: { type: 'string', format: 'date', description: 'Moved to tomorrow if earlier.' } }),
   AdminSubscriptionCreate: input({ user_id: integer(), ...adminSubscriptionFields }, ['user_id', 'interval_length']),
   AdminSubscriptionUpdate: input(adminSubscriptionFields),
-  UserInput: input({ email: { type: 'string', description: 'Unique (case-insensitively); must contain an @.' }, external_id: nullable('string') }),
+  UserInput: input({
+    email: { type: 'string', description: 'Unique (case-insensitively); must contain an @.' },
+    external_id: nullable('string'),
+    locale: { type: ['string', 'null'], enum: [...LANGUAGES, null], description: "Their mails' language (C17); null follows REPLENISH_DEFAULT_LOCALE." },
+    email_notifications: { ...flag, description: 'false: no mail at all (C17).' },
+  }),
   ApiKeyInput: input({ key: { type: 'string', minLength: 16, description: 'An existing key to import (16+ characters, no spaces), so old clients keep working.' } }),
   PaymentMethodInput: input({ name: { type: 'string', maxLength: 255 }, active: flag }),
   PaymentSourceInput: input({

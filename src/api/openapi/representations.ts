@@ -7,6 +7,8 @@ import { INSTALLMENT_STATES } from '../../domain/installment.ts'
 import { EVENT_TYPES } from '../../domain/events.ts'
 import { OUTCOME_RESULTS } from '../../domain/outcome.ts'
 import { ADMIN_SCOPES, SHOWN_DELIVERY_STATES } from '../../store/api.ts'
+import { LANGUAGES } from '../../domain/messages.ts'
+import { MAIL_KINDS, MAIL_STATES } from '../../domain/mail/kinds.ts'
 import {
   count, cursorList, date, id, nullable, nullableDate, nullableId, nullableText, nullableTimestamp, object, oneOfValues, page, ref, text, timestamp,
   type Schema,
@@ -90,7 +92,32 @@ const Event = object({
   }),
 })
 
-const User = object({ id, email: { ...nullableText, description: 'Null once the user is erased.' }, external_id: nullableText, ...stamps })
+const User = object({
+  id,
+  email: { ...nullableText, description: 'Null once the user is erased.' },
+  external_id: nullableText,
+  locale: { ...oneOfValues(LANGUAGES), description: "The language of their mails (C17): their own, or REPLENISH_DEFAULT_LOCALE's while they have none." },
+  email_notifications: { type: 'boolean', description: 'false: no mail at all (C17).' },
+  ...stamps,
+})
+
+/** C17's mail log: never a body, never a link. */
+const EmailAttempt = object({
+  smtp_reply: { ...nullableText, description: "What the SMTP server last answered (`250 2.0.0 Ok: queued as …`, `451 4.7.1 …`); null when none answered." },
+  error: { ...nullableText, description: 'Why it was not sent; null once sent.' },
+  created_at: timestamp,
+})
+const Email = object({
+  id,
+  user_id: id,
+  kind: oneOfValues(MAIL_KINDS),
+  event_id: id,
+  to: { ...nullableText, description: 'The address it went to; null once the customer is erased.' },
+  subject: { ...nullableText, description: 'Known from the first attempt on (a mail is rendered when it is sent).' },
+  state: oneOfValues(MAIL_STATES),
+  attempts: { type: 'array', items: ref('EmailAttempt') },
+  ...stamps,
+})
 
 const ApiKey = object(
   { id, user_id: id, prefix: { type: 'string', description: "The key's first 8 characters." }, revoked_at: nullableTimestamp, last_used_at: nullableTimestamp, ...stamps },
@@ -179,6 +206,9 @@ export const representations: Record<string, Schema> = {
   EventPage: page('events', ref('Event')),
   User,
   UserList: cursorList('users', ref('User')),
+  EmailAttempt,
+  Email,
+  EmailList: cursorList('emails', ref('Email')),
   ApiKey,
   ApiKeyList: cursorList('api_keys', { allOf: [ref('ApiKey'), { type: 'object', required: ['last_used_at'] }] }),
   NewApiKey,

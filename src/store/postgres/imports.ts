@@ -18,7 +18,7 @@ const moveSequencePast = (table: string, id: string): string =>
 const insertKeepingId = (table: string, insert: string): string =>
   `WITH ins AS (${insert} RETURNING id) SELECT ${moveSequencePast(table, 'ins.id')} FROM ins`
 
-const USER = 'SELECT id, email, external_id, created_at, updated_at FROM users WHERE id = $1'
+const USER = 'SELECT id, email, external_id, locale, email_notifications, created_at, updated_at FROM users WHERE id = $1'
 const API_KEY = 'SELECT id, user_id, key_hash, prefix, created_at, updated_at FROM api_keys WHERE key_hash = $1'
 const PAYMENT_METHOD = 'SELECT id, name, active, created_at, updated_at FROM payment_methods WHERE id = $1'
 const PAYMENT_SOURCE = `SELECT id, user_id, payment_method_id, kind, brand, last_digits, month, year, gateway_reference, created_at, updated_at
@@ -31,8 +31,8 @@ const SUBSCRIPTION = `SELECT id, user_id, state, paused, interval_length, interv
 const LINE_ITEMS = 'SELECT id, subscription_id, subscribable_id, quantity, created_at, updated_at FROM line_items WHERE subscription_id = $1 ORDER BY id'
 
 /** Email is unique under ASCII case-folding, as SQLite's NOCASE (the unique index is on `lower(email)`, collation "C"). */
-const INSERT_USER = insertKeepingId('users', `INSERT INTO users (id, email, external_id, created_at, updated_at)
-  SELECT $1::bigint, $2::text, $3::text, $4::text, $5::text
+const INSERT_USER = insertKeepingId('users', `INSERT INTO users (id, email, external_id, locale, email_notifications, created_at, updated_at)
+  SELECT $1::bigint, $2::text, $3::text, $6::text, $7::boolean, $4::text, $5::text
   WHERE $2::text IS NULL OR NOT EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($2::text COLLATE "C"))`)
 
 const KEY_CHECKS = `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1) AS user_exists,
@@ -148,7 +148,7 @@ export function importsRepo(sql: Sql): ImportsTx {
       switch (record.type) {
         case 'user': {
           const u = record.row
-          const inserted = await sql.one(INSERT_USER, [u.id, u.email, u.external_id, u.created_at, u.updated_at])
+          const inserted = await sql.one(INSERT_USER, [u.id, u.email, u.external_id, u.created_at, u.updated_at, u.locale, u.email_notifications])
           return inserted === undefined ? refuse('email', 'taken') : undefined
         }
         case 'api_key': return insertApiKey(record.row)

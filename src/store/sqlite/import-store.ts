@@ -13,7 +13,8 @@ import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, plain, pr
 export function importStore(db: DatabaseSync) {
   const userById = db.prepare('SELECT * FROM users WHERE id = ?')
   const userIdByEmail = db.prepare('SELECT id FROM users WHERE email = ?')
-  const insertUser = db.prepare('INSERT INTO users (id, email, external_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+  const insertUser = db.prepare(`INSERT INTO users (id, email, external_id, locale, email_notifications, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`)
   const keyByHash = db.prepare('SELECT id, user_id, key_hash, prefix, created_at, updated_at FROM api_keys WHERE key_hash = ?')
   const keyIdTaken = db.prepare('SELECT 1 FROM api_keys WHERE id = ?')
   const insertKey = db.prepare('INSERT INTO api_keys (id, user_id, key_hash, prefix, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
@@ -50,7 +51,7 @@ export function importStore(db: DatabaseSync) {
       switch (record.type) {
         case 'user': {
           const r = userById.get(record.row.id) as Row | undefined
-          return r && plain<User>(r)
+          return r && { ...plain<User>(r), email_notifications: r['email_notifications'] === 1 }
         }
         case 'api_key': {
           const r = keyByHash.get(record.row.key_hash) as Row | undefined
@@ -82,7 +83,7 @@ export function importStore(db: DatabaseSync) {
         case 'user': {
           const u = record.row
           if (u.email !== null && found(userIdByEmail, u.email)) return refuse('email', 'taken')
-          insertUser.run(u.id, u.email, u.external_id, u.created_at, u.updated_at)
+          insertUser.run(u.id, u.email, u.external_id, u.locale, u.email_notifications ? 1 : 0, u.created_at, u.updated_at)
           return undefined
         }
         case 'api_key': {

@@ -378,6 +378,46 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 11,
+    // Issue 27 (C17): customers are told. A user's `locale` is null while it follows the service's
+    // default (REPLENISH_DEFAULT_LOCALE), so changing the default changes every such user's mails.
+    // `upcoming_for` is the actionable date a subscription.upcoming event was written for: one
+    // event per (subscription, date), and a date that moves gets its own.
+    // `emails` is the mail outbox, written in the transaction of the event it tells of (C17); times
+    // are ms since the epoch, as the webhook outbox's. It holds no body and no link: a mail is
+    // rendered when it is sent, its one-time portal link made then, only its subject kept.
+    // `email_totals` (one row, made by the first outcome) counts mails sent and failed for /metrics
+    // without counting rows.
+    name: 'customer e-mail: user locale and notifications, upcoming deliveries, the mail outbox',
+    sql: `
+      ALTER TABLE users ADD COLUMN locale TEXT;
+      ALTER TABLE users ADD COLUMN email_notifications INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE subscriptions ADD COLUMN upcoming_for TEXT;
+      CREATE TABLE emails (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        kind TEXT NOT NULL CHECK (kind IN ('upcoming', 'payment_failed', 'canceled')),
+        event_id INTEGER NOT NULL,
+        to_address TEXT,
+        subject TEXT,
+        state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'failed')),
+        retries INTEGER NOT NULL DEFAULT 0,
+        attempts TEXT NOT NULL DEFAULT '[]',
+        due_ms INTEGER,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX emails_pending ON emails(due_ms, id) WHERE state = 'pending';
+      CREATE INDEX emails_user ON emails(user_id, id);
+      CREATE INDEX emails_state ON emails(state, id);
+      CREATE TABLE email_totals (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        sent INTEGER NOT NULL DEFAULT 0,
+        failed INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+    `,
+  },
+  {
     version: 13,
     // Issue 28 (C18): `GET /users?q=` matches a case-insensitive prefix of the email, the external
     // id or the part of the email after `@` (accounts-store.ts). The email prefix uses the unique
