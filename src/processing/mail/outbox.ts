@@ -21,7 +21,7 @@ export function withMailOutbox(store: Store): Store {
     return out
   }
   const write = <T>(unit: Unit<T>, context?: UnitContext): Promise<T> => store.write((tx) => unit(wrap(tx)), context)
-  return Object.create(store, { write: { value: write, enumerable: true } }) as Store
+  return Object.create(store, { write: { value: write, enumerable: true, writable: true } }) as Store
 }
 
 function eventsWithMail(tx: Tx): EventsTx {
