@@ -138,3 +138,10 @@ export function totalsOf(lines: readonly LineCost[], currency: string): Totals {
 export function minorOf(amount: string | null): bigint | null {
   return amount === null ? null : BigInt(amount.replace('.', ''))
 }
+
+/** Basis points of a percent string this service wrote (formatPercent's). */
+export function basisPointsOf(percent: string): number {
+  const read = parsePercent(percent)
+  if ('problem' in read) throw new Error(`not a stored discount: ${percent}`)
+  return read.basisPoints
+}

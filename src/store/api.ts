@@ -17,11 +17,11 @@
  * - Repositories answer domain values (src/domain/types.ts) or JSON text that is already the
  *   C3 representation; rendering rules live in src/domain/representation.ts, once.
  */
-import type { EventRecord, LineItem, PaymentMethod, PaymentSource, State, Subscribable, Subscription, SubscriptionPatch, User } from '../domain/types.ts'
+import type { EventRecord, LineItem, PaymentMethod, PaymentSource, PricedLineItem, State, Subscribable, SubscribableFields, Subscription, SubscriptionPatch, User } from '../domain/types.ts'
 import type { Attempt, Installment, InstallmentState } from '../domain/installment.ts'
 import type { DueFields } from '../domain/processing.ts'
 import type { NewSubscription } from '../domain/subscription-input.ts'
-import type { ImportRecord, ImportRefusal, StoredImportRow } from '../domain/import-records.ts'
+import type { ImportRecord, ImportRefusal, StoredImportRow } from '../domain/import/records.ts'
 
 export type StoreKind = 'sqlite' | 'postgres'
 
@@ -452,8 +452,10 @@ export interface CatalogTx extends CatalogReads {
   updatePaymentMethod(id: number, name: string, active: boolean): Promise<PaymentMethod>
   createPaymentSource(f: PaymentSourceFields): Promise<PaymentSource>
   deletePaymentSource(id: number): Promise<void>
-  createSubscribable(sku: string, name: string, subscribable: boolean): Promise<Subscribable>
-  updateSubscribable(id: number, sku: string, name: string, subscribable: boolean): Promise<Subscribable>
+  /** A new catalog item with its prices (C16); the null ones are left out. */
+  createSubscribable(f: SubscribableFields): Promise<Subscribable>
+  /** Writes every field; prices merge by currency into the item's, null removing one (C16). */
+  updateSubscribable(id: number, f: SubscribableFields): Promise<Subscribable>
   deleteSubscribable(id: number): Promise<void>
 }
 

@@ -1,4 +1,5 @@
-import type { SubscriptionPatch } from '../domain/types.ts'
+import type { Subscribable, SubscriptionPatch } from '../domain/types.ts'
+import { formatAmount, formatPercent } from '../domain/money.ts'
 
 /**
  * Facts of the schema both backends share (sqlite/migrations.ts, postgres/migrations.ts): the
@@ -19,4 +20,31 @@ export const COLUMN_OF: Record<keyof SubscriptionPatch, string> = {
   successive_skip_count: 'successive_skip_count', payment_method_id: 'payment_method_id',
   payment_source_id: 'payment_source_id', currency: 'currency', processing_state: 'processing_state',
   shipping_address: 'shipping_address', billing_address: 'billing_address',
+}
+
+/** A catalog item as both backends read it: its columns, and its prices as [currency, minor units] pairs (JSON text on SQLite). */
+export interface SubscribableRow {
+  readonly id: number
+  readonly sku: string
+  readonly name: string
+  readonly subscribable: boolean
+  readonly discount_bp: number
+  readonly created_at: string
+  readonly updated_at: string
+  readonly prices: string | readonly (readonly [string, number])[] | null
+}
+
+/** The admin API's catalog item (C11, C16), keys in its order, amounts as C16's strings. */
+export function subscribableOf(r: SubscribableRow): Subscribable {
+  const pairs = (typeof r.prices === 'string' ? JSON.parse(r.prices) : r.prices ?? []) as [string, number][]
+  return {
+    id: r.id,
+    sku: r.sku,
+    name: r.name,
+    subscribable: r.subscribable,
+    prices: Object.fromEntries(pairs.map(([currency, amount]) => [currency, formatAmount(amount, currency)])),
+    discount_percent: formatPercent(r.discount_bp),
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }
 }

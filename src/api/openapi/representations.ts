@@ -13,6 +13,27 @@ import {
 } from './schema-kit.ts'
 
 const INTERVAL_UNITS = ['day', 'week', 'month', 'year'] as const
+
+// C16: money is a string with exactly the currency's minor-unit digits, never a number.
+const Money: Schema = {
+  type: 'string',
+  pattern: '^\\d+(\\.\\d+)?$',
+  description: "An amount with exactly its currency's minor-unit digits (Intl.NumberFormat's): `\"12.50\"` USD, `\"1250\"` JPY, `\"1.250\"` BHD.",
+  examples: ['12.50'],
+}
+const Percent: Schema = {
+  type: 'string',
+  pattern: '^(100|\\d{1,2}(\\.\\d{1,2})?)$',
+  description: 'A discount percent, "0"…"100", at most 2 decimals, without trailing zeros.',
+  examples: ['10', '12.5'],
+}
+const Prices: Schema = {
+  type: 'object',
+  propertyNames: { pattern: '^[A-Z]{3}$' },
+  additionalProperties: ref('Money'),
+  description: 'The unit price per currency (ISO 4217 code → amount), codes in alphabetical order; `{}` when the item has none.',
+  examples: [{ EUR: '11.90', USD: '12.50' }],
+}
 const stamps = { created_at: timestamp, updated_at: timestamp }
 
 const Address: Schema = {
@@ -93,7 +114,12 @@ const PaymentSource = object({
   id, user_id: id, payment_method_id: id, kind: nullableText, brand: nullableText, last_digits: nullableText,
   month: nullable('integer'), year: nullable('integer'), gateway_reference: nullableText, ...stamps,
 })
-const Subscribable = object({ id, sku: text, name: text, subscribable: { type: 'boolean' }, ...stamps })
+const Subscribable = object({
+  id, sku: text, name: text, subscribable: { type: 'boolean' },
+  prices: ref('Prices'),
+  discount_percent: ref('Percent'),
+  ...stamps,
+})
 
 const outcomeResult = (status: number, extra: Record<string, Schema>): Schema =>
   object({ installment_id: { type: ['integer', 'string', 'null'], description: 'As sent (null when nothing usable was sent).' }, status: { const: status }, ...extra })
@@ -158,6 +184,10 @@ const ImportRefused = object({
 })
 
 export const representations: Record<string, Schema> = {
+  Money,
+  NullableMoney: { ...Money, type: ['string', 'null'] },
+  Percent,
+  Prices,
   Address,
   LineItem,
   Subscription,

@@ -1,0 +1,40 @@
+import { codesByDigits } from '../domain/currency.ts'
+
+/**
+ * C16's money rendered by the database, in SQL both dialects read alike (SQLite renders the
+ * bodies it caches and the snapshots it makes in SQL; PostgreSQL its snapshots), with the
+ * arithmetic of src/domain/money.ts: integers in minor units, the discount half-up per line.
+ * Every amount here is ≤ 9999 × 10^10 and every product with a discount ≤ 10^18, inside 64 bits.
+ */
+
+const list = (codes: readonly string[]): string => codes.map((c) => `'${c}'`).join(', ')
+
+/** The currency's minor unit as a power of ten (JPY 1, USD 100, BHD 1000), from the digits Intl gives each code. */
+export function unitOf(currency: string): string {
+  const whens = [...codesByDigits()].map(([digits, codes]) => `WHEN ${currency} IN (${list(codes)}) THEN ${10 ** digits}`)
+  return `(CASE ${whens.join(' ')} ELSE 100 END)`
+}
+
+/** A non-negative amount in minor units as C16's string, given the currency's unit (`unitOf`); null stays null. */
+export function moneyText(amount: string, unit: string): string {
+  return `(CASE WHEN ${unit} = 1 THEN CAST(${amount} AS TEXT)
+    ELSE CAST(${amount} / ${unit} AS TEXT) || '.' || substr(CAST(${unit} + ${amount} % ${unit} AS TEXT), 2) END)`
+}
+
+/** Basis points as C16's percent string, without trailing zeros (formatPercent). */
+export function percentText(bp: string): string {
+  return `(CASE WHEN ${bp} % 100 = 0 THEN CAST(${bp} / 100 AS TEXT)
+    WHEN ${bp} % 10 = 0 THEN CAST(${bp} / 100 AS TEXT) || '.' || CAST(${bp} % 100 / 10 AS TEXT)
+    ELSE CAST(${bp} / 100 AS TEXT) || '.' || substr(CAST(100 + ${bp} % 100 AS TEXT), 2) END)`
+}
+
+/** The discount on a line amount, half-up to the minor unit (percentOf). */
+export const discountOf = (amount: string, bp: string): string => `((${amount} * ${bp} + 5000) / 10000)`
+
+/**
+ * A line item `li` priced as the catalog says now (C16): the catalog item `c` (its discount) and
+ * the price `p` in the currency `currency` (a SQL expression), none when the catalog has no
+ * price there. Selects `unit_price` (minor units or null) and `discount_bp`.
+ */
+export const priceJoin = (currency: string): string => `JOIN subscribables c ON c.id = li.subscribable_id
+  LEFT JOIN subscribable_prices p ON p.subscribable_id = li.subscribable_id AND p.currency = ${currency}`
