@@ -274,11 +274,12 @@ export interface SubscriptionReads {
   idsOfUser(userId: number, state: State | undefined, offset: number, limit: number): Promise<number[]>
   countOfUser(userId: number, state: State | undefined): Promise<number>
   adminList(f: AdminSubscriptionFilter): Promise<Subscription[]>
-  lineItems(subscriptionId: number): Promise<LineItem[]>
-  lineItemsOfMany(ids: readonly number[]): Promise<Map<number, LineItem[]>>
+  /** Line items are answered priced as the catalog says now (C16), in their subscription's currency. */
+  lineItems(subscriptionId: number): Promise<PricedLineItem[]>
+  lineItemsOfMany(ids: readonly number[]): Promise<Map<number, PricedLineItem[]>>
   /** A line item with its subscription's owner (C2: a line item is owned through its subscription). */
-  findLineItem(id: number): Promise<(LineItem & { owner_id: number }) | undefined>
-  lineItemById(id: number): Promise<LineItem | undefined>
+  findLineItem(id: number): Promise<(PricedLineItem & { owner_id: number }) | undefined>
+  lineItemById(id: number): Promise<PricedLineItem | undefined>
 }
 
 export interface EventReads {
@@ -465,7 +466,7 @@ export interface SubscriptionsTx extends SubscriptionReads {
   /** Every subscription of a user, in id order, held as by `lock`. */
   lockAllOfUser(userId: number): Promise<Subscription[]>
   /** A line item with its owner, its subscription held as by `lock`. */
-  lockLineItem(id: number): Promise<(LineItem & { owner_id: number }) | undefined>
+  lockLineItem(id: number): Promise<(PricedLineItem & { owner_id: number }) | undefined>
   /** Due date of the subscription's newest installment (C7's interval rule), or null. */
   lastDueDate(id: number): Promise<string | null>
   /** A new subscription with its line items (`s.line_items`, in that order); answers its id. */
@@ -480,10 +481,10 @@ export interface SubscriptionsTx extends SubscriptionReads {
   renderJson(id: number, keepLineItems: boolean): Promise<SubscriptionJson | undefined>
   idsWithPaymentSource(sourceId: number): Promise<number[]>
   clearPaymentSource(sourceId: number): Promise<void>
-  addLineItem(subscriptionId: number, subscribableId: number, quantity: number): Promise<LineItem>
-  updateLineItem(item: LineItem, subscribableId: number, quantity: number): Promise<LineItem>
+  addLineItem(subscriptionId: number, subscribableId: number, quantity: number): Promise<PricedLineItem>
+  updateLineItem(item: LineItem, subscribableId: number, quantity: number): Promise<PricedLineItem>
   deleteLineItem(id: number): Promise<void>
-  lineItemsOfSubscribable(subscribableId: number): Promise<LineItem[]>
+  lineItemsOfSubscribable(subscribableId: number): Promise<PricedLineItem[]>
 }
 
 export interface EventsTx extends EventReads {

@@ -1,5 +1,6 @@
 import type { Subscribable, SubscriptionPatch } from '../domain/types.ts'
 import { formatAmount, formatPercent } from '../domain/money.ts'
+import { priceJoin } from './money-sql.ts'
 
 /**
  * Facts of the schema both backends share (sqlite/migrations.ts, postgres/migrations.ts): the
@@ -48,3 +49,11 @@ export function subscribableOf(r: SubscribableRow): Subscribable {
     updated_at: r.updated_at,
   }
 }
+
+/**
+ * A line item priced as the catalog says now (C16), for either dialect: LINE_ITEM_COLUMNS of `li`,
+ * then its subscription's currency, the unit price there in minor units (null: none) and the
+ * item's discount in basis points; `s` is the subscription, `c` the catalog item, `p` the price.
+ */
+export const PRICED_LINE_ITEM_COLUMNS = `${LINE_ITEM_COLUMNS.map((c) => `li.${c}`).join(', ')}, s.currency AS currency, p.amount AS unit_price, c.discount_bp AS discount_bp`
+export const PRICED_LINE_ITEM_FROM = `line_items li JOIN subscriptions s ON s.id = li.subscription_id ${priceJoin('s.currency')}`

@@ -17,19 +17,21 @@ export function unitOf(currency: string): string {
 
 /** A non-negative amount in minor units as C16's string, given the currency's unit (`unitOf`); null stays null. */
 export function moneyText(amount: string, unit: string): string {
-  return `(CASE WHEN ${unit} = 1 THEN CAST(${amount} AS TEXT)
-    ELSE CAST(${amount} / ${unit} AS TEXT) || '.' || substr(CAST(${unit} + ${amount} % ${unit} AS TEXT), 2) END)`
+  const a = `(${amount})`
+  return `(CASE WHEN ${unit} = 1 THEN CAST(${a} AS TEXT)
+    ELSE CAST(${a} / ${unit} AS TEXT) || '.' || substr(CAST(${unit} + ${a} % ${unit} AS TEXT), 2) END)`
 }
 
 /** Basis points as C16's percent string, without trailing zeros (formatPercent). */
-export function percentText(bp: string): string {
+export function percentText(expr: string): string {
+  const bp = `(${expr})`
   return `(CASE WHEN ${bp} % 100 = 0 THEN CAST(${bp} / 100 AS TEXT)
     WHEN ${bp} % 10 = 0 THEN CAST(${bp} / 100 AS TEXT) || '.' || CAST(${bp} % 100 / 10 AS TEXT)
     ELSE CAST(${bp} / 100 AS TEXT) || '.' || substr(CAST(100 + ${bp} % 100 AS TEXT), 2) END)`
 }
 
 /** The discount on a line amount, half-up to the minor unit (percentOf). */
-export const discountOf = (amount: string, bp: string): string => `((${amount} * ${bp} + 5000) / 10000)`
+export const discountOf = (amount: string, bp: string): string => `((${amount}) * (${bp}) + 5000) / 10000`
 
 /**
  * A line item `li` priced as the catalog says now (C16): the catalog item `c` (its discount) and
@@ -38,3 +40,11 @@ export const discountOf = (amount: string, bp: string): string => `((${amount} *
  */
 export const priceJoin = (currency: string): string => `JOIN subscribables c ON c.id = li.subscribable_id
   LEFT JOIN subscribable_prices p ON p.subscribable_id = li.subscribable_id AND p.currency = ${currency}`
+
+/**
+ * A sum over the priced lines of one delivery (alias `l`, with `l.unit` null where there is no
+ * price) as C16's string: null when any line has no price, zero without lines. The sum is cast
+ * back to an integer: PostgreSQL sums bigints as numeric.
+ */
+export const totalText = (expr: string, unit: string): string =>
+  `CASE WHEN count(l.unit) = count(*) THEN ${moneyText(`CAST(coalesce(sum(${expr}), 0) AS BIGINT)`, unit)} END`

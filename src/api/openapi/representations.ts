@@ -42,7 +42,20 @@ const Address: Schema = {
   description: 'A postal address, or null when none is set. `country_iso` is two upper-case letters.',
 }
 
-const LineItem = object({ id, subscription_id: id, subscribable_id: id, quantity: { type: 'integer', minimum: 1, maximum: 9999 }, ...stamps })
+/** C16's money of a line, after its quantity: what the next delivery costs, as the catalog says now. */
+const lineMoney = {
+  price: { ...ref('NullableMoney'), description: "The catalog's unit price in the subscription's currency; null when the catalog has none." },
+  discount_percent: { ...ref('Percent'), description: "The catalog item's subscribe-and-save discount." },
+  total: { ...ref('NullableMoney'), description: 'quantity × price less the discount (rounded half-up on the line); null when price is.' },
+}
+/** C16's totals of a delivery, after its currency. */
+const totals = (what: string) => ({
+  subtotal: { ...ref('NullableMoney'), description: `Σ quantity × price of ${what}; null when any line has no price.` },
+  discount_total: { ...ref('NullableMoney'), description: `Σ of the lines' discounts of ${what}; null when any line has no price.` },
+  total: { ...ref('NullableMoney'), description: `subtotal − discount_total of ${what}; null when any line has no price.` },
+})
+
+const LineItem = object({ id, subscription_id: id, subscribable_id: id, quantity: { type: 'integer', minimum: 1, maximum: 9999 }, ...lineMoney, ...stamps })
 
 const Subscription = object({
   id,
@@ -58,6 +71,7 @@ const Subscription = object({
   payment_method_id: nullableId,
   payment_source_id: nullableId,
   currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+  ...totals('the next delivery, as the catalog prices it now'),
   processing_state: oneOfValues(['pending', 'success', 'failed']),
   shipping_address: ref('Address'),
   billing_address: ref('Address'),
@@ -74,12 +88,17 @@ const Installment = object({
   due_date: date,
   state: oneOfValues(INSTALLMENT_STATES),
   retry_at: nullableTimestamp,
-  line_items: { type: 'array', items: object({ subscribable_id: id, sku: text, name: text, quantity: { type: 'integer', minimum: 1 } }) },
+  line_items: {
+    type: 'array',
+    description: 'What to deliver and charge, as it was when the installment was made (C16: later catalog changes never alter it).',
+    items: object({ subscribable_id: id, sku: text, name: text, quantity: { type: 'integer', minimum: 1 }, ...lineMoney }),
+  },
   shipping_address: ref('Address'),
   billing_address: ref('Address'),
   payment_method_id: nullableId,
   payment_source_id: nullableId,
   currency: text,
+  ...totals('this delivery, frozen when it was made: the amount to charge'),
   attempts: {
     type: 'array',
     description: 'Every outcome reported, oldest first.',

@@ -4,6 +4,8 @@ import type { DueFields } from '../../domain/processing.ts'
 import { INSTALLMENT_STATES, type Attempt, type Installment, type InstallmentState, type SnapshotLine } from '../../domain/installment.ts'
 import { SUBSCRIPTION_COLUMNS, columns, prepareValues, subscriptionOf, type Row, type Values } from './rows.ts'
 import { latestEventOf } from './events-store.ts'
+import { discountOf, moneyText, percentText, priceJoin, totalText, unitOf } from '../money-sql.ts'
+import { reportUpsert } from './migrations.ts'
 import type { InstallmentChange, AdminInstallmentFilter, DueRow, BatchPlan } from '../api.ts'
 export type { InstallmentChange, AdminInstallmentFilter, DueRow, BatchPlan }
 
@@ -23,6 +25,9 @@ function toInstallment(r: Row): Installment {
     payment_method_id: r['payment_method_id'] as number | null,
     payment_source_id: r['payment_source_id'] as number | null,
     currency: r['currency'] as string,
+    subtotal: r['subtotal'] as string | null,
+    discount_total: r['discount_total'] as string | null,
+    total: r['total'] as string | null,
     created_at: r['created_at'] as string,
     updated_at: r['updated_at'] as string,
   }
@@ -68,6 +73,28 @@ const hasItems = (alias: string): string => `EXISTS (SELECT 1 FROM line_items li
 const DUE_COLUMNS = `s.id, s.state, s.paused, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
   ${hasItems('s')} AS has_items, s.due_floor`
 
+/** A sum over a subscription's lines (alias `l`): C16's string, or null when a line has no price. */
+const snapshotTotal = (expr: string): string => totalText(expr, 'max(l.u)')
+
+/**
+ * The snapshot of every subscription of a batch (?1: the plans as JSON, [subscription id, …]):
+ * per subscription (`sid`), its line items in line item order as the installment keeps them
+ * (`lines`, JSON text), and C16's subtotal, discount_total and total (null when a line has no
+ * price), each line priced in its subscription's currency as the catalog says now.
+ */
+const SNAPSHOTS = `SELECT l.sid,
+    json_group_array(json_object('subscribable_id', l.subscribable_id, 'sku', l.sku, 'name', l.name, 'quantity', l.quantity,
+      'price', ${moneyText('l.unit', 'l.u')}, 'discount_percent', ${percentText('l.bp')}, 'total', ${moneyText('l.amount - l.discount', 'l.u')})) AS lines,
+    ${snapshotTotal('l.amount')} AS subtotal, ${snapshotTotal('l.discount')} AS discount_total, ${snapshotTotal('l.amount - l.discount')} AS total
+  FROM (SELECT li.subscription_id AS sid, li.subscribable_id, c.sku, c.name, li.quantity, p.amount AS unit, c.discount_bp AS bp,
+      li.quantity * p.amount AS amount, ${discountOf('li.quantity * p.amount', 'c.discount_bp')} AS discount, ${unitOf('ls.currency')} AS u
+    FROM line_items li JOIN subscriptions ls ON ls.id = li.subscription_id ${priceJoin('ls.currency')}
+    WHERE li.subscription_id IN (SELECT value ->> 0 FROM json_each(?1))
+    ORDER BY li.subscription_id, li.id) l
+  GROUP BY l.sid`
+
+
+
 /** Installments, their attempts, and the processor's reads and batch writes. */
 export function installmentsStore(db: DatabaseSync) {
   // Two walks over due subscriptions. By id, a window at a time: neighbouring rows share pages,
@@ -100,21 +127,22 @@ export function installmentsStore(db: DatabaseSync) {
       ORDER BY f.due_floor LIMIT 1)`)
   const maxInstallment = db.prepare('SELECT coalesce(max(id), 0) AS m FROM installments')
   // A batch's installments in one statement. The snapshot (line items with the catalog's sku and
-  // name, in line item order) is built here; a date that already has one is skipped, never doubled.
+  // name, and C16's price, discount and total as the catalog has them now, in line item order)
+  // and the installment's totals are built here; a date that already has one is skipped, never
+  // doubled. Amounts are frozen as the strings they show (migration 10).
   const createMany = db.prepare(`INSERT INTO installments (subscription_id, due_date, state, line_items, shipping_address, billing_address,
-      payment_method_id, payment_source_id, currency, created_at, updated_at)
+      payment_method_id, payment_source_id, currency, subtotal, discount_total, total, created_at, updated_at)
     SELECT s.id, p.value ->> 1, 'pending', g.lines, s.shipping_address, s.billing_address,
-      s.payment_method_id, s.payment_source_id, s.currency, ?2, ?2
+      s.payment_method_id, s.payment_source_id, s.currency, g.subtotal, g.discount_total, g.total, ?2, ?2
     FROM json_each(?1) p
     JOIN subscriptions s ON s.id = p.value ->> 0
-    JOIN (SELECT li.subscription_id AS sid,
-            json_group_array(json_object('subscribable_id', li.subscribable_id, 'sku', sb.sku, 'name', sb.name, 'quantity', li.quantity)) AS lines
-          FROM line_items li JOIN subscribables sb ON sb.id = li.subscribable_id
-          WHERE li.subscription_id IN (SELECT value ->> 0 FROM json_each(?1))
-          GROUP BY li.subscription_id) g ON g.sid = s.id
+    JOIN (${SNAPSHOTS}) g ON g.sid = s.id
     WHERE true -- an upsert's SELECT needs a WHERE, or SQLite reads ON CONFLICT as a join's ON
     ON CONFLICT (subscription_id, due_date) DO NOTHING`)
   const createdAfter = db.prepare('SELECT subscription_id AS s FROM installments WHERE id > ?')
+  // C16's monthly report counts the installments made (migration 10), a batch at a time.
+  const countMade = db.prepare(reportUpsert(['installments_made'],
+    'SELECT currency, substr(created_at, 1, 7), count(*) FROM installments WHERE id > ?1 GROUP BY 1, 2'))
   const advanceMany = db.prepare(`UPDATE subscriptions SET actionable_date = p.value ->> 2, due_floor = p.value ->> 2, state = p.value ->> 3, paused = 0,
       successive_skip_count = 0, processing_state = CASE WHEN p.value ->> 4 THEN 'pending' ELSE processing_state END, updated_at = ?2
     FROM json_each(?1) p WHERE subscriptions.id = p.value ->> 0`)
@@ -130,6 +158,7 @@ export function installmentsStore(db: DatabaseSync) {
         'user', json_object('id', u.id, 'email', u.email, 'external_id', u.external_id), 'due_date', i.due_date, 'state', i.state, 'retry_at', i.retry_at,
         'line_items', json(i.line_items), 'shipping_address', json(i.shipping_address), 'billing_address', json(i.billing_address),
         'payment_method_id', i.payment_method_id, 'payment_source_id', i.payment_source_id, 'currency', i.currency,
+        'subtotal', i.subtotal, 'discount_total', i.discount_total, 'total', i.total,
         'attempts', json_array(), 'created_at', i.created_at, 'updated_at', i.updated_at)), ?2,
       ${latestEventOf('i.subscription_id')}
     FROM ${withUser('installments i')} WHERE i.id > ?1 ORDER BY i.id`)
@@ -195,6 +224,7 @@ export function installmentsStore(db: DatabaseSync) {
         : new Set((createdAfter.all(after) as { s: number }[]).map((r) => r.s))
       const moves = plans.map((p) => [p.subscription_id, p.due_date, p.actionable_date, p.state, created.has(p.subscription_id) ? 1 : 0])
       advanceMany.run(JSON.stringify(moves), at)
+      if (made > 0) countMade.run(after)
       createdEvents.run(after, at)
       return created
     },
