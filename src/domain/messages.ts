@@ -126,11 +126,11 @@ export const MESSAGES = {
     fr: 'ne doit pas être avant from',
     de: 'darf nicht vor from liegen',
   },
-  at_most_months: {
-    en: 'must be at most %{count} months from from',
-    es: 'debe estar como máximo a %{count} meses de from',
-    fr: 'doit être au plus %{count} mois après from',
-    de: 'darf höchstens %{count} Monate nach from liegen',
+  months_from: {
+    en: 'must be within %{count} months of from',
+    es: 'debe estar a no más de %{count} meses de from',
+    fr: 'doit être à moins de %{count} mois de from',
+    de: 'muss innerhalb von %{count} Monaten ab from liegen',
   },
 } as const satisfies Record<string, Texts>
 

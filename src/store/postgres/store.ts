@@ -17,6 +17,7 @@ import { deliveriesRepo } from './deliveries.ts'
 import { importsRepo } from './imports.ts'
 import { portalRepo } from './portal.ts'
 import { overviewRepo } from './overview.ts'
+import { reportsRepo } from './reports.ts'
 
 export interface PostgresOptions {
   /** Connections this process keeps (REPLENISH_DB_POOL). */
@@ -122,6 +123,7 @@ function postgresStore(pool: pg.Pool): PostgresStore {
     deliveries: reads.deliveries,
     portal: reads.portal,
     overview: reads.overview,
+    reports: reads.reports,
     write: <T>(unit: Unit<T>) => runUnit(pool, unit, pruned),
     bulk: <T>(job: () => Promise<T>) => job(),
     /**
@@ -228,6 +230,7 @@ function txOn(sql: Sql, pruned: PruneClock): Tx {
     get imports() { return lazy('imports', importsRepo) },
     get portal() { return lazy('portal', portalRepo) },
     get overview() { return lazy('overview', overviewRepo) },
+    get reports() { return lazy('reports', reportsRepo) },
   }
 }
 

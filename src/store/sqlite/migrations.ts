@@ -26,7 +26,7 @@ export class DatabaseTooNewError extends Error {
 }
 
 /** C16's "active": a subscription that still acts (C9), paused or not. */
-const ACTING = (row: string): string => `${row}.state IN ('active', 'pending_cancellation')`
+const ACTING = (row: string): string => `(${row}.state IN ('active', 'pending_cancellation'))`
 
 /**
  * Adds counts to report_months (migration 10): `select` answers (currency, month, then one value

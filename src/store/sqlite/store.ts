@@ -18,6 +18,7 @@ import { deliveriesStore } from './deliveries-store.ts'
 import { importStore } from './import-store.ts'
 import { portalStore } from './portal-store.ts'
 import { overviewStore } from './overview-store.ts'
+import { reportsStore } from './reports-store.ts'
 import { readFacade, unitFacade } from './facade.ts'
 import type { Store, Tx, Unit } from '../api.ts'
 
@@ -111,6 +112,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     deliveries: deliveriesStore(db),
     portal: portalStore(db),
     overview: overviewStore(db),
+    reports: reportsStore(db),
   }
   const tx: Tx = {
     accounts: unitFacade(repos.accounts, writer),
@@ -126,6 +128,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     imports: unitFacade(importStore(db), writer),
     portal: unitFacade(repos.portal, writer),
     overview: unitFacade(repos.overview, writer),
+    reports: unitFacade(repos.reports, writer),
   }
   const ping = db.prepare('SELECT 1 AS ok')
   const dataVersion = db.prepare('PRAGMA data_version')
@@ -163,6 +166,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     deliveries: readFacade(repos.deliveries, writer),
     portal: readFacade(repos.portal, writer),
     overview: readFacade(repos.overview, writer),
+    reports: readFacade(repos.reports, writer),
     write<T>(unit: Unit<T>): Promise<T> {
       return writer.write(() => unit(tx))
     },
