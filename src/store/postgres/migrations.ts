@@ -314,6 +314,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         fulfilled_total bigint NOT NULL DEFAULT 0,
         PRIMARY KEY (currency, month, shard)
       );
+      CREATE INDEX subscriptions_recurring ON subscriptions(currency, id) WHERE state IN ('active', 'pending_cancellation') AND NOT paused;
       CREATE FUNCTION report_add(c text, m text, n_new bigint, n_canceled bigint, n_active bigint, n_made bigint, n_fulfilled bigint, n_total bigint)
       RETURNS void LANGUAGE sql AS $$
         INSERT INTO report_months AS r (currency, month, shard, new_subscriptions, canceled_subscriptions, active_change,

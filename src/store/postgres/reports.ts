@@ -1,16 +1,18 @@
 import type { IntervalUnit } from '../../domain/dates.ts'
 import type { ReportReads } from '../api.ts'
-import { discountOf, priceJoin } from '../money-sql.ts'
+import { discountOf } from '../money-sql.ts'
 import type { Sql } from './sql.ts'
 
 // As SQLite's reports-store.ts: each acting, unpaused subscription of the currency with its total
 // now, counted and summed by interval. Sums of bigint are numeric here, and come back as text.
 const RECURRING = `SELECT interval_units, interval_length, count(*) AS n, count(*) - count(total) AS unpriced, coalesce(sum(total), 0)::text AS total
   FROM (SELECT s.interval_units, s.interval_length,
-      (SELECT CASE WHEN count(p.amount) = count(*) THEN coalesce(sum(li.quantity * p.amount - ${discountOf('li.quantity * p.amount', 'c.discount_bp')}), 0) END
-        FROM line_items li ${priceJoin('$1')} WHERE li.subscription_id = s.id) AS total
+      CASE WHEN count(p.amount) = count(li.id) THEN coalesce(sum(li.quantity * p.amount - ${discountOf('li.quantity * p.amount', 'c.discount_bp')}), 0) END AS total
     FROM subscriptions s
-    WHERE s.id > $2 AND s.id <= $3 AND s.state IN ('active', 'pending_cancellation') AND NOT s.paused AND s.currency = $1) x
+      LEFT JOIN line_items li ON li.subscription_id = s.id LEFT JOIN subscribables c ON c.id = li.subscribable_id
+      LEFT JOIN subscribable_prices p ON p.subscribable_id = li.subscribable_id AND p.currency = $1
+    WHERE s.state IN ('active', 'pending_cancellation') AND NOT s.paused AND s.currency = $1 AND s.id > $2 AND s.id <= $3
+    GROUP BY s.id) x
   GROUP BY 1, 2`
 
 // report_months, every shard summed (migration 10).

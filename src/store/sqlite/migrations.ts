@@ -467,6 +467,10 @@ export const MIGRATIONS: readonly Migration[] = [
         fulfilled_total INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (currency, month, shard)
       ) STRICT, WITHOUT ROWID;
+      -- The recurring report reads the acting, unpaused subscriptions of one currency, a range of
+      -- ids at a time: this index holds just those, by (currency, id). Skips and line item
+      -- changes do not touch it; creates append to it.
+      CREATE INDEX subscriptions_recurring ON subscriptions(currency) WHERE state IN ('active', 'pending_cancellation') AND paused = 0;
 ${REPORT_BACKFILL}
 ${REPORT_TRIGGERS}
     `,

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite'
 import type { IntervalUnit } from '../../domain/dates.ts'
 import type { IdRange, RecurringGroup, ReportMonth } from '../api.ts'
-import { discountOf, priceJoin } from '../money-sql.ts'
+import { discountOf } from '../money-sql.ts'
 import { prepareValues } from './rows.ts'
 
 /**
@@ -11,15 +11,19 @@ import { prepareValues } from './rows.ts'
  */
 export function reportsStore(db: DatabaseSync) {
   const maxId = prepareValues(db, 'SELECT coalesce(max(id), 0) FROM subscriptions')
-  // Each acting, unpaused subscription of the currency with its total now (C16: Σ per line of
-  // quantity × price less the discount rounded half-up; null when a line has no price there),
-  // counted and summed by interval; the caller applies the months-per-interval factors exactly.
+  // Each acting, unpaused subscription of the currency in the range (through its partial index,
+  // migration 10) with its total now (C16: Σ per line of quantity × price less the discount
+  // rounded half-up; null when a line has no price there), counted and summed by interval; the
+  // caller applies the months-per-interval factors exactly. Grouped by subscription first, in the
+  // index's order (no sort), then by interval.
   const recurring = prepareValues(db, `SELECT interval_units, interval_length, count(*), count(*) - count(total), coalesce(sum(total), 0)
     FROM (SELECT s.interval_units, s.interval_length,
-        (SELECT CASE WHEN count(p.amount) = count(*) THEN coalesce(sum(li.quantity * p.amount - ${discountOf('li.quantity * p.amount', 'c.discount_bp')}), 0) END
-          FROM line_items li ${priceJoin('?1')} WHERE li.subscription_id = s.id) AS total
-      FROM subscriptions s
-      WHERE s.id > ?2 AND s.id <= ?3 AND s.state IN ('active', 'pending_cancellation') AND s.paused = 0 AND s.currency = ?1)
+        CASE WHEN count(p.amount) = count(li.id) THEN coalesce(sum(li.quantity * p.amount - ${discountOf('li.quantity * p.amount', 'c.discount_bp')}), 0) END AS total
+      FROM subscriptions s INDEXED BY subscriptions_recurring
+        LEFT JOIN line_items li ON li.subscription_id = s.id LEFT JOIN subscribables c ON c.id = li.subscribable_id
+        LEFT JOIN subscribable_prices p ON p.subscribable_id = li.subscribable_id AND p.currency = ?1
+      WHERE s.state IN ('active', 'pending_cancellation') AND s.paused = 0 AND s.currency = ?1 AND s.id > ?2 AND s.id <= ?3
+      GROUP BY s.id)
     GROUP BY 1, 2`)
   const months = prepareValues(db, `SELECT month, sum(new_subscriptions), sum(canceled_subscriptions), sum(active_change),
       sum(installments_made), sum(installments_fulfilled), sum(fulfilled_total)
