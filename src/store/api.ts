@@ -516,7 +516,8 @@ export interface SubscriptionsTx extends SubscriptionReads {
   idsWithPaymentSource(sourceId: number): Promise<number[]>
   clearPaymentSource(sourceId: number): Promise<void>
   addLineItem(subscriptionId: number, subscribableId: number, quantity: number): Promise<PricedLineItem>
-  updateLineItem(item: LineItem, subscribableId: number, quantity: number): Promise<PricedLineItem>
+  /** The item as it now stands, priced; a change of quantity alone keeps the item's price and discount as read. */
+  updateLineItem(item: PricedLineItem, subscribableId: number, quantity: number): Promise<PricedLineItem>
   deleteLineItem(id: number): Promise<void>
   lineItemsOfSubscribable(subscribableId: number): Promise<PricedLineItem[]>
 }

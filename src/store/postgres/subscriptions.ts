@@ -210,12 +210,18 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
         VALUES ($1, $2, $3, $4, $4) RETURNING *) ${PRICED_WRITTEN}`, [subscriptionId, subscribableId, quantity, nowIso()]), ITEM_KEY)
     },
     /**
-     * Writes the new product and quantity and answers the item as it now stands, priced. One
-     * statement serves both changes: PostgreSQL checks the foreign key only when the product changed.
+     * Writes the new product and quantity and answers the item as it now stands, priced: a new
+     * quantity keeps the price and discount the item was read with in this unit; a new product's
+     * are read back in the same statement (PostgreSQL checks the foreign key only then).
      */
-    updateLineItem(item: LineItem, subscribableId: number, quantity: number): Promise<PricedLineItem> {
+    async updateLineItem(item: PricedLineItem, subscribableId: number, quantity: number): Promise<PricedLineItem> {
+      const now = nowIso()
+      if (subscribableId === item.subscribable_id) {
+        await sql.run('UPDATE line_items SET quantity = $1, updated_at = $2 WHERE id = $3', [quantity, now, item.id])
+        return { ...item, quantity, updated_at: now }
+      }
       return unlessRemoved(written(`WITH w AS (UPDATE line_items SET subscribable_id = $1, quantity = $2, updated_at = $3 WHERE id = $4 RETURNING *)
-        ${PRICED_WRITTEN}`, [subscribableId, quantity, nowIso(), item.id]), ITEM_KEY)
+        ${PRICED_WRITTEN}`, [subscribableId, quantity, now, item.id]), ITEM_KEY)
     },
     async deleteLineItem(id: number): Promise<void> {
       await sql.run('DELETE FROM line_items WHERE id = $1', [id])

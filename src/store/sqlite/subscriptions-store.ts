@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { COLUMN_OF } from '../columns.ts'
-import type { LineItem, PricedLineItem, State, Subscription, SubscriptionPatch } from '../../domain/types.ts'
+import type { PricedLineItem, State, Subscription, SubscriptionPatch } from '../../domain/types.ts'
 import type { NewSubscription } from '../../domain/subscription-input.ts'
 import {
   PRICED_LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_FROM, SUBSCRIPTION_COLUMNS, columns, nowIso, prepareValues, pricedLineItemOf, subscriptionOf, type Values,
@@ -269,11 +269,18 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       const now = nowIso()
       return lineItem(Number(insertLineItem.run(subscriptionId, subscribableId, quantity, now, now).lastInsertRowid))
     },
-    /** Writes the new product and quantity and answers the item as it now stands, priced. */
-    updateLineItem(item: LineItem, subscribableId: number, quantity: number): PricedLineItem {
+    /**
+     * Writes the new product and quantity and answers the item as it now stands, priced: a new
+     * quantity keeps the price and discount the item was read with (the unit holds the catalog:
+     * SQLite's one writer), a new product's are read back.
+     */
+    updateLineItem(item: PricedLineItem, subscribableId: number, quantity: number): PricedLineItem {
       const now = nowIso()
-      if (subscribableId === item.subscribable_id) updateQuantity.run(quantity, now, item.id)
-      else updateLineItem.run(subscribableId, quantity, now, item.id)
+      if (subscribableId === item.subscribable_id) {
+        updateQuantity.run(quantity, now, item.id)
+        return { ...item, quantity, updated_at: now }
+      }
+      updateLineItem.run(subscribableId, quantity, now, item.id)
       return lineItem(item.id)
     },
     deleteLineItem(id: number): void {
