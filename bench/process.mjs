@@ -18,13 +18,14 @@
  *                                              # installment total computed and formatted
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
 import { runTimed } from './lib/process.mjs'
+import { replenishCommand } from './lib/replenish-command.mjs'
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const AS_OF = '2026-03-01'
@@ -48,14 +49,12 @@ if (!Number.isSafeInteger(count) || count < 1) throw new Error('--count: expecte
 
 const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'replenish-bench-process-'))
 const db = join(dir, 'bench.db')
-const binary = join(ROOT, 'dist', 'replenish')
-// The built binary only when it is newer than every source file: a stale build would time old code.
-const [command, prefix] = builtAndFresh(binary) ? [binary, []] : [process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')]]
+const { command, prefix, label } = replenishCommand(ROOT)
 const env = { ...process.env, REPLENISH_DB: db, REPLENISH_TIME_ZONE: 'UTC' }
 delete env.REPLENISH_TODAY
 
 const log = (line) => process.stderr.write(line + '\n')
-log(`running ${command === binary ? binary : 'src/main.ts through tsx'}`)
+log(`running ${label}`)
 
 try {
   const migrated = spawnSync(command, [...prefix, 'migrate'], { env, cwd: ROOT, encoding: 'utf8' })
@@ -124,11 +123,4 @@ function check(file, n, priced) {
   } finally {
     conn.close()
   }
-}
-
-function builtAndFresh(file) {
-  if (!existsSync(file)) return false
-  const built = statSync(file).mtimeMs
-  const newest = (d) => Math.max(0, ...readdirSync(d, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(d, e.name)) : statSync(join(d, e.name)).mtimeMs)))
-  return built > newest(join(ROOT, 'src'))
 }

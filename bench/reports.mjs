@@ -18,13 +18,14 @@
  *   npm run bench:reports -- --count 100000    # while developing
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
 import { startServer } from './lib/process.mjs'
+import { replenishCommand } from './lib/replenish-command.mjs'
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const TOKEN = 'bench-reports-admin-token-0123456789'
@@ -49,13 +50,12 @@ if (!Number.isSafeInteger(runs) || runs < 1) throw new Error('--runs: expected a
 
 const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'replenish-bench-reports-'))
 const db = join(dir, 'bench.db')
-const binary = join(ROOT, 'dist', 'replenish')
-const [command, prefix] = builtAndFresh(binary) ? [binary, []] : [process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')]]
+const { command, prefix, label } = replenishCommand(ROOT)
 const env = { ...process.env, REPLENISH_DB: db, REPLENISH_TIME_ZONE: 'UTC', REPLENISH_ADMIN_TOKEN: TOKEN, REPLENISH_PROCESS_EVERY: '0', REPLENISH_PORT: '0' }
 delete env.REPLENISH_TODAY
 
 const log = (line) => process.stderr.write(line + '\n')
-log(`running ${command === binary ? binary : 'src/main.ts through tsx'}`)
+log(`running ${label}`)
 
 const now = new Date()
 const thisMonth = now.toISOString().slice(0, 7)
@@ -155,11 +155,4 @@ function seed(file, n) {
   conn.exec('COMMIT')
   conn.exec('PRAGMA wal_checkpoint(TRUNCATE)')
   conn.close()
-}
-
-function builtAndFresh(file) {
-  if (!existsSync(file)) return false
-  const built = statSync(file).mtimeMs
-  const newest = (d) => Math.max(0, ...readdirSync(d, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(d, e.name)) : statSync(join(d, e.name)).mtimeMs)))
-  return built > newest(join(ROOT, 'src'))
 }
