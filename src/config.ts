@@ -101,7 +101,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'adminToken', flag: 'admin-token', env: 'REPLENISH_ADMIN_TOKEN', kind: 'string', fallback: undefined, help: 'admin API token; environment only, as a flag would show in `ps` (or use `admin-tokens create`)', envOnly: true },
   { key: 'timeZone', flag: 'time-zone', env: 'REPLENISH_TIME_ZONE', kind: 'zone', fallback: 'UTC', help: 'IANA time zone that decides what "today" is' },
   { key: 'today', flag: 'today', env: 'REPLENISH_TODAY', kind: 'date', fallback: undefined, help: 'YYYY-MM-DD: pretend today is this date (tests and drills; never in production)' },
-  { key: 'currency', flag: 'currency', env: 'REPLENISH_CURRENCY', kind: 'currency', fallback: 'USD', help: 'default currency of new subscriptions (ISO 4217)' },
+  { key: 'currency', flag: 'currency', env: 'REPLENISH_CURRENCY', kind: 'currency', fallback: 'USD', help: 'default currency of new subscriptions and of the reports (ISO 4217)' },
   { key: 'maxSuccessiveSkips', flag: 'max-successive-skips', env: 'REPLENISH_MAX_SUCCESSIVE_SKIPS', kind: 'optional_count', fallback: undefined, help: 'successive skips allowed (unset: unlimited)' },
   { key: 'maxTotalSkips', flag: 'max-total-skips', env: 'REPLENISH_MAX_TOTAL_SKIPS', kind: 'optional_count', fallback: undefined, help: 'total skips allowed (unset: unlimited)' },
   { key: 'cancellationNoticeDays', flag: 'cancellation-notice-days', env: 'REPLENISH_CANCELLATION_NOTICE_DAYS', kind: 'count', fallback: '0', help: 'days of notice a cancel needs before the next date' },

@@ -46,6 +46,17 @@ export interface LineItem {
   readonly updated_at: string
 }
 
+/**
+ * A line item with what the catalog says of it now (C16): its subscription's currency, the unit
+ * price there in minor units (null when the catalog has none) and the item's discount in basis
+ * points. Its representation's `price`, `discount_percent` and `total` come from these.
+ */
+export interface PricedLineItem extends LineItem {
+  readonly currency: string
+  readonly unit_price: number | null
+  readonly discount_bp: number
+}
+
 /** The fields a change may set; the store fills ids and timestamps. */
 export type SubscriptionPatch = Partial<Omit<Subscription, 'id' | 'user_id' | 'created_on' | 'created_at' | 'updated_at'>>
 
@@ -84,11 +95,16 @@ export interface PaymentSource {
   readonly updated_at: string
 }
 
+/** A catalog item as the admin API shows it (C11, C16). */
 export interface Subscribable {
   readonly id: number
   readonly sku: string
   readonly name: string
   readonly subscribable: boolean
+  /** Currency code → amount (C16's strings), codes in alphabetical order. */
+  readonly prices: Readonly<Record<string, string>>
+  /** Subscribe-and-save on this item: "0"…"100" (formatPercent). */
+  readonly discount_percent: string
   readonly created_at: string
   readonly updated_at: string
 }
@@ -104,6 +120,15 @@ export type ActorType = (typeof ACTOR_TYPES)[number]
 export interface Actor {
   readonly type: ActorType
   readonly id: number | null
+}
+
+/** What a create or a change writes to a catalog item: prices by currency in minor units, `null` removing one. */
+export interface SubscribableFields {
+  readonly sku: string
+  readonly name: string
+  readonly subscribable: boolean
+  readonly discount_bp: number
+  readonly prices: ReadonlyMap<string, bigint | null>
 }
 
 export interface EventRecord {

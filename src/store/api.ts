@@ -17,11 +17,12 @@
  * - Repositories answer domain values (src/domain/types.ts) or JSON text that is already the
  *   C3 representation; rendering rules live in src/domain/representation.ts, once.
  */
-import type { Actor, EventRecord, LineItem, PaymentMethod, PaymentSource, State, Subscribable, Subscription, SubscriptionPatch, User } from '../domain/types.ts'
+import type { Actor, EventRecord, PaymentMethod, PaymentSource, PricedLineItem, State, Subscribable, SubscribableFields, Subscription, SubscriptionPatch, User } from '../domain/types.ts'
 import type { Attempt, Installment, InstallmentState } from '../domain/installment.ts'
 import type { DueFields } from '../domain/processing.ts'
+import type { IntervalUnit } from '../domain/dates.ts'
 import type { NewSubscription } from '../domain/subscription-input.ts'
-import type { ImportRecord, ImportRefusal, StoredImportRow } from '../domain/import-records.ts'
+import type { ImportRecord, ImportRefusal, StoredImportRow } from '../domain/import/records.ts'
 import type { PrefixRange } from '../domain/search.ts'
 import type { MailKind, MailState } from '../domain/mail/kinds.ts'
 import type { Language } from '../domain/messages.ts'
@@ -137,7 +138,7 @@ export interface InstallmentChange {
 }
 
 /** What the processor needs of a due subscription, and where it sits in the due index (its floor). */
-export type DueRow = DueFields & { readonly id: number; readonly has_items: boolean; readonly due_floor: string | null }
+export type DueRow = DueFields & { readonly id: number; readonly has_items: boolean; readonly due_floor: string | null; readonly currency: string }
 
 /** One installment to make, and the subscription's state and next date once it is made. */
 export interface BatchPlan {
@@ -145,6 +146,13 @@ export interface BatchPlan {
   readonly due_date: string
   readonly actionable_date: string | null
   readonly state: State
+  /**
+   * The subscription already has `state` and is not paused: the store may leave both columns
+   * alone (SQLite then touches no index keyed by them: migration 10's recurring index).
+   */
+  readonly keeps_state?: boolean
+  /** The subscription's currency, when the caller read it: the store counts the installments made by it (C16's report) without reading them back. */
+  readonly currency?: string
 }
 
 /** A registered webhook endpoint as the admin API shows it: never with its secrets. */
@@ -391,11 +399,12 @@ export interface SubscriptionReads {
   adminList(f: AdminSubscriptionFilter): Promise<Subscription[]>
   /** The admin list's page with what the CSV export shows besides (C18): one batch of an export, by id. */
   exportBatch(f: AdminSubscriptionFilter): Promise<SubscriptionExportRow[]>
-  lineItems(subscriptionId: number): Promise<LineItem[]>
-  lineItemsOfMany(ids: readonly number[]): Promise<Map<number, LineItem[]>>
+  /** Line items are answered priced as the catalog says now (C16), in their subscription's currency. */
+  lineItems(subscriptionId: number): Promise<PricedLineItem[]>
+  lineItemsOfMany(ids: readonly number[]): Promise<Map<number, PricedLineItem[]>>
   /** A line item with its subscription's owner (C2: a line item is owned through its subscription). */
-  findLineItem(id: number): Promise<(LineItem & { owner_id: number }) | undefined>
-  lineItemById(id: number): Promise<LineItem | undefined>
+  findLineItem(id: number): Promise<(PricedLineItem & { owner_id: number }) | undefined>
+  lineItemById(id: number): Promise<PricedLineItem | undefined>
 }
 
 export interface EventReads {
@@ -539,6 +548,38 @@ export interface EmailReads {
   oldestPendingMs(): Promise<number | null>
 }
 
+/** C16's recurring report: acting, unpaused subscriptions of one currency in a range of ids, by interval. */
+export interface RecurringGroup {
+  readonly interval_units: IntervalUnit
+  readonly interval_length: number
+  readonly subscriptions: number
+  /** Those with a null total (a line without a price in the currency). */
+  readonly unpriced: number
+  /** Σ of the others' totals (C16: each line's discount rounded half-up), in minor units, as a decimal string. */
+  readonly total_minor: string
+}
+
+/** C16's monthly report: one UTC month's counts (report_months, migration 10), every shard summed. */
+export interface ReportMonth {
+  readonly month: string
+  readonly new_subscriptions: number
+  readonly canceled_subscriptions: number
+  /** Subscriptions that started acting less those that stopped, in the month. */
+  readonly active_change: number
+  readonly installments_made: number
+  readonly installments_fulfilled: number
+  /** Σ of the fulfilled installments' frozen totals, in minor units, as a decimal string. */
+  readonly fulfilled_total_minor: string
+}
+
+/** The reads of the shop's reports (src/admin/reports.ts). */
+export interface ReportReads {
+  subscriptionIds(): Promise<IdRange>
+  recurring(currency: string, after: number, upto: number): Promise<RecurringGroup[]>
+  /** The months from `from` through `to` that have counts (others have none), in order, and the active change of every month before `from`. */
+  months(currency: string, from: string, to: string): Promise<{ readonly active_before: number; readonly months: readonly ReportMonth[] }>
+}
+
 export interface Reads {
   readonly accounts: AccountReads
   readonly catalog: CatalogReads
@@ -552,6 +593,7 @@ export interface Reads {
   readonly portal: PortalReads
   readonly overview: OverviewReads
   readonly emails: EmailReads
+  readonly reports: ReportReads
 }
 
 // ---- Repositories inside a unit: the reads above, the locking reads, and the writes ------------
@@ -582,8 +624,10 @@ export interface CatalogTx extends CatalogReads {
   updatePaymentMethod(id: number, name: string, active: boolean): Promise<PaymentMethod>
   createPaymentSource(f: PaymentSourceFields): Promise<PaymentSource>
   deletePaymentSource(id: number): Promise<void>
-  createSubscribable(sku: string, name: string, subscribable: boolean): Promise<Subscribable>
-  updateSubscribable(id: number, sku: string, name: string, subscribable: boolean): Promise<Subscribable>
+  /** A new catalog item with its prices (C16); the null ones are left out. */
+  createSubscribable(f: SubscribableFields): Promise<Subscribable>
+  /** Writes every field; prices merge by currency into the item's, null removing one (C16). */
+  updateSubscribable(id: number, f: SubscribableFields): Promise<Subscribable>
   deleteSubscribable(id: number): Promise<void>
 }
 
@@ -593,7 +637,7 @@ export interface SubscriptionsTx extends SubscriptionReads {
   /** Every subscription of a user, in id order, held as by `lock`. */
   lockAllOfUser(userId: number): Promise<Subscription[]>
   /** A line item with its owner, its subscription held as by `lock`. */
-  lockLineItem(id: number): Promise<(LineItem & { owner_id: number }) | undefined>
+  lockLineItem(id: number): Promise<(PricedLineItem & { owner_id: number }) | undefined>
   /** Due date of the subscription's newest installment (C7's interval rule), or null. */
   lastDueDate(id: number): Promise<string | null>
   /** A new subscription with its line items (`s.line_items`, in that order); answers its id. */
@@ -608,10 +652,11 @@ export interface SubscriptionsTx extends SubscriptionReads {
   renderJson(id: number, keepLineItems: boolean): Promise<SubscriptionJson | undefined>
   idsWithPaymentSource(sourceId: number): Promise<number[]>
   clearPaymentSource(sourceId: number): Promise<void>
-  addLineItem(subscriptionId: number, subscribableId: number, quantity: number): Promise<LineItem>
-  updateLineItem(item: LineItem, subscribableId: number, quantity: number): Promise<LineItem>
+  addLineItem(subscriptionId: number, subscribableId: number, quantity: number): Promise<PricedLineItem>
+  /** The item as it now stands, priced; a change of quantity alone keeps the item's price and discount as read. */
+  updateLineItem(item: PricedLineItem, subscribableId: number, quantity: number): Promise<PricedLineItem>
   deleteLineItem(id: number): Promise<void>
-  lineItemsOfSubscribable(subscribableId: number): Promise<LineItem[]>
+  lineItemsOfSubscribable(subscribableId: number): Promise<PricedLineItem[]>
 }
 
 /**
@@ -781,6 +826,7 @@ export interface Tx {
   readonly overview: OverviewReads
   readonly emails: EmailsTx
   readonly upcoming: UpcomingTx
+  readonly reports: ReportReads
 }
 
 export type Unit<T> = (tx: Tx) => Promise<T>

@@ -264,7 +264,7 @@ describe('subscribables (the catalog)', () => {
   test('create (201, subscribable by default), read, list, change', async () => {
     const res = await admin('POST', '/subscribables', { json: { subscribable: { sku: 'COFFEE-1KG', name: 'Coffee beans 1 kg' } } })
     assert.equal(res.status, 201)
-    assert.deepEqual(res.body, { id: res.body.id, sku: 'COFFEE-1KG', name: 'Coffee beans 1 kg', subscribable: true, ...timestamps(res.body) })
+    assert.deepEqual(res.body, { id: res.body.id, sku: 'COFFEE-1KG', name: 'Coffee beans 1 kg', subscribable: true, prices: {}, discount_percent: '0', ...timestamps(res.body) })
     const off = await admin('POST', '/subscribables', { form: 'subscribable[sku]=GIFT-BOX&subscribable[name]=Gift+box&subscribable[subscribable]=false' })
     assert.equal(off.status, 201)
     assert.equal(off.body.subscribable, false)

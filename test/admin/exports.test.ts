@@ -28,7 +28,7 @@ async function csv(server: TestServer, path: string, key = ADMIN_TOKEN): Promise
 }
 
 async function subscribable(store: Store, sku: string, name: string): Promise<number> {
-  return store.write(async (tx) => (await tx.catalog.createSubscribable(sku, name, true)).id)
+  return store.write(async (tx) => (await tx.catalog.createSubscribable({ sku, name, subscribable: true, discount_bp: 0, prices: new Map() })).id)
 }
 
 test('subscriptions.csv: the headers, then one record per subscription in id order, its fields, its owner and its items by name', async (t) => {

@@ -20,6 +20,9 @@ const ADMIN = 'copy-admin-token-0123456789abcdef'
 const ENV = { REPLENISH_ADMIN_TOKEN: ADMIN, REPLENISH_LOG: 'off', REPLENISH_TODAY: '2026-03-01', REPLENISH_RATE_LIMIT: '0' }
 const A = '/admin/api/v1'
 
+/** The month the rows are made in (real time): the monthly report's counts (C16) come over with the copy. */
+const MONTH = new Date().toISOString().slice(0, 7)
+
 /** What the SQLite server answered, to be answered again by the copy. */
 interface Made {
   readonly key: string
@@ -41,8 +44,8 @@ async function fillSqlite(t: TestContext, file: string): Promise<Made> {
   await admin('POST', '/webhook_endpoints', { webhook_endpoint: { url: 'http://127.0.0.1:9/hooks', events: ['*'] } })
   await admin('POST', '/admin_tokens', { admin_token: { scope: 'read', label: 'reports' } })
   const method = await admin('POST', '/payment_methods', { payment_method: { name: 'Card' } })
-  const coffee = await admin('POST', '/subscribables', { subscribable: { sku: 'COFFEE', name: 'Coffee' } })
-  const tea = await admin('POST', '/subscribables', { subscribable: { sku: 'TEA', name: 'Tea' } })
+  const coffee = await admin('POST', '/subscribables', { subscribable: { sku: 'COFFEE', name: 'Coffee', prices: { USD: '12.50', EUR: '11.90' }, discount_percent: '10' } })
+  const tea = await admin('POST', '/subscribables', { subscribable: { sku: 'TEA', name: 'Tea', prices: { USD: '4.25' } } })
   const user = await admin('POST', '/users', { user: { email: 'ada@example.com' } })
   const { key } = await admin('POST', `/users/${user.id}/api_keys`)
   const source = await admin('POST', '/payment_sources', { payment_source: { user_id: user.id, payment_method_id: method.id } })
@@ -75,7 +78,8 @@ async function fillSqlite(t: TestContext, file: string): Promise<Made> {
   for (const [path, as] of [
     [`/api/v1/subscriptions/${rich}`, key], [`/api/v1/subscriptions/${bare}`, key], [`/api/v1/subscriptions`, key],
     [`${A}/subscriptions/${rich}/events`, ADMIN], [`${A}/events`, ADMIN], [`${A}/installments/${installment.id}`, ADMIN],
-    [`${A}/users/${user.id}`, ADMIN], [`${A}/payment_sources/${source.id}`, ADMIN],
+    [`${A}/users/${user.id}`, ADMIN], [`${A}/payment_sources/${source.id}`, ADMIN], [`${A}/subscribables/${coffee.id}`, ADMIN],
+    [`${A}/reports/monthly?from=${MONTH}&to=${MONTH}`, ADMIN],
   ] as const) {
     const res = await request(serve.url, 'GET', path, { key: as })
     assert.equal(res.status, 200, `${path}: ${res.text}`)

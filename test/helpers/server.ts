@@ -188,8 +188,12 @@ export async function seedUser(store: Store): Promise<SeededUser> {
   return { id, key }
 }
 
-export async function seedSubscribable(store: Store, options: { subscribable?: boolean } = {}): Promise<number> {
-  return store.write(async (tx) => (await tx.catalog.createSubscribable(`SKU-${++emailCounter}-${Date.now()}`, 'Coffee', options.subscribable ?? true)).id)
+/** A catalog item; `prices` in C16's strings (`{USD: '12.50'}`), `discount` in basis points. */
+export async function seedSubscribable(store: Store, options: { subscribable?: boolean; prices?: Record<string, string>; discount?: number } = {}): Promise<number> {
+  const prices = new Map(Object.entries(options.prices ?? {}).map(([c, a]) => [c, BigInt(a.replace('.', ''))] as const))
+  return store.write(async (tx) => (await tx.catalog.createSubscribable({
+    sku: `SKU-${++emailCounter}-${Date.now()}`, name: 'Coffee', subscribable: options.subscribable ?? true, discount_bp: options.discount ?? 0, prices,
+  })).id)
 }
 
 export async function seedPayment(store: Store, userId: number, options: { active?: boolean } = {}): Promise<{ methodId: number; sourceId: number }> {

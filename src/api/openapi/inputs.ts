@@ -74,7 +74,23 @@ export const inputs: Record<string, Schema> = {
     last_digits: nullable('string', { maxLength: 4 }), month: nullableInteger,
     year: nullableInteger, gateway_reference: nullable('string'),
   }, ['user_id', 'payment_method_id']),
-  SubscribableInput: input({ sku: { type: 'string', maxLength: 255 }, name: { type: 'string', maxLength: 255 }, subscribable: flag }),
+  SubscribableInput: input({
+    sku: { type: 'string', maxLength: 255 },
+    name: { type: 'string', maxLength: 255 },
+    subscribable: flag,
+    prices: {
+      type: ['object', 'null'],
+      additionalProperties: { type: ['string', 'null'], pattern: '^\\d+(\\.\\d+)?$' },
+      description: 'Currency code → amount as a decimal string (at most the currency\'s minor-unit digits, 0…1000000; never a number). ' +
+        'On change, merged by currency into the item\'s prices: `null` as an amount removes that currency, `null` for the object removes them all.',
+      examples: [{ USD: '12.50', EUR: null }],
+    },
+    discount_percent: {
+      type: ['string', 'number', 'null'],
+      description: 'Subscribe-and-save on this item: "0"…"100", at most 2 decimals; null is 0. Default "0".',
+      examples: ['10'],
+    },
+  }),
   OutcomeInput: input({ result: oneOfValues(OUTCOME_RESULTS), order_reference: nullable('string', { maxLength: 255 }), message: nullable('string', { maxLength: 1000 }) }, ['result']),
   OutcomesInput: input({
     outcomes: {

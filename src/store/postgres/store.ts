@@ -21,6 +21,7 @@ import { portalRepo } from './portal.ts'
 import { overviewRepo } from './overview.ts'
 import { emailsRepo } from './emails.ts'
 import { upcomingRepo } from './upcoming.ts'
+import { reportsRepo } from './reports.ts'
 
 export { sessionName } from './connection.ts'
 
@@ -120,6 +121,7 @@ function postgresStore(pool: pg.Pool): PostgresStore {
     portal: reads.portal,
     overview: reads.overview,
     emails: reads.emails,
+    reports: reads.reports,
     write: <T>(unit: Unit<T>, context: UnitContext = SYSTEM_UNIT) => runUnit(pool, unit, (sql) => txOn(sql, pruned, context), outage, context.dryRun),
     bulk: <T>(job: () => Promise<T>) => job(),
     /**
@@ -191,6 +193,7 @@ function txOn(sql: Sql, pruned: PruneClock, context: UnitContext): Tx {
     get overview() { return lazy('overview', overviewRepo) },
     get emails() { return lazy('emails', emailsRepo) },
     get upcoming() { return lazy('upcoming', upcomingRepo) },
+    get reports() { return lazy('reports', reportsRepo) },
   }
 }
 

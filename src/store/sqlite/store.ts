@@ -21,6 +21,7 @@ import { portalStore } from './portal-store.ts'
 import { overviewStore } from './overview-store.ts'
 import { emailsStore } from './emails-store.ts'
 import { upcomingStore } from './upcoming-store.ts'
+import { reportsStore } from './reports-store.ts'
 import { readFacade, unitFacade } from './facade.ts'
 import type { Store, Tx, Unit, UnitContext } from '../api.ts'
 
@@ -122,6 +123,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     portal: portalStore(db),
     overview: overviewStore(db),
     emails: emailsStore(db),
+    reports: reportsStore(db),
   }
   const tx: Tx = {
     accounts: unitFacade(repos.accounts, writer),
@@ -139,6 +141,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     overview: unitFacade(repos.overview, writer),
     emails: unitFacade(repos.emails, writer),
     upcoming: unitFacade(upcomingStore(db), writer),
+    reports: unitFacade(repos.reports, writer),
   }
   const ping = db.prepare('SELECT 1 AS ok')
   const dataVersion = db.prepare('PRAGMA data_version')
@@ -179,6 +182,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     portal: readFacade(repos.portal, writer),
     overview: readFacade(repos.overview, writer),
     emails: readFacade(repos.emails, writer),
+    reports: readFacade(repos.reports, writer),
     write<T>(unit: Unit<T>, context?: UnitContext): Promise<T> {
       const asked = performance.now()
       return writer.write(() => unit(tx), context).then(
