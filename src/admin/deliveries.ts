@@ -1,5 +1,5 @@
 import { HttpError, notFound } from '../http/http-error.ts'
-import { signatureHeader, signingSecrets } from '../domain/webhook-signature.ts'
+import { attemptSigner, signingSecrets } from '../domain/webhook-signature.ts'
 import { SHOWN_DELIVERY_STATES, type DeliveryState } from '../store/api.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
@@ -46,7 +46,8 @@ export const redeliver = (app: App): ApiHandler => async (ctx, call) => {
   }
   const target = newTarget(endpoint.url, 1)
   try {
-    const sent = await post(target, delivery.event_id, body, signatureHeader(signingSecrets(secrets, Date.now()), Math.floor(Date.now() / 1000), body), { redelivery: true })
+    const signed = attemptSigner(signingSecrets(secrets, Date.now()))(delivery.event_id, Math.floor(Date.now() / 1000), body)
+    const sent = await post(target, body, signed, { redelivery: true })
     return await call.commit(async (tx) => ok(await tx.deliveries.recordRedelivery(id, sent.attempt, sent.succeeded, Date.now())))
   } finally {
     target.agent.destroy()

@@ -17,9 +17,12 @@ const MAX_URL_LENGTH = 2048
 /** C13: after a rotation the old secret still signs for 24 h, so a shop can roll without downtime. */
 export const PREVIOUS_SECRET_VALID_MS = 24 * 60 * 60 * 1000
 
-/** A new signing secret: `whsec_` and 256 random bits, URL-safe (Stripe's shape). */
+/**
+ * A new signing secret: `whsec_` and 256 random bits in base64, the Standard Webhooks format, so
+ * its libraries read it as it is (secrets made before issue 29 are base64url: docs/decisions.md).
+ */
 export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`
+  return `whsec_${randomBytes(32).toString('base64')}`
 }
 
 /** The C11 body; `secret` only in the answers of create and rotate_secret. */

@@ -30,6 +30,14 @@ const signaturesOf = (header: string): { t: number; v1: string[] } => {
 }
 const hmac = (secret: string, t: number, body: string): string => createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')
 
+async function waitUntil(condition: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!(await condition())) {
+    assert.ok(Date.now() < deadline, 'the condition held within the time allowed')
+    await sleep(20)
+  }
+}
+
 const deliveriesOf = async (server: TestServer, endpointId: number): Promise<any[]> =>
   (await server.request('GET', `${A}/webhook_endpoints/${endpointId}/deliveries`, { key: ADMIN_TOKEN })).body.deliveries
 
@@ -85,14 +93,36 @@ test('a hanging receiver does not delay another endpoint', async (t) => {
   const healthy = await startReceiver(t)
   await register(server, hanging.url)
   await register(server, healthy.url)
-  startDispatcher(t, server, { concurrency: 4 })
+  // 8 sockets for two endpoints: a share of 4 each.
+  startDispatcher(t, server, { concurrency: 4, sockets: 8 })
   const started = Date.now()
   await makeEvents(server, 30)
   await healthy.waitFor(30, 5_000)
   assert.ok(Date.now() - started < 5_000)
-  // The hanging one holds exactly its own connections, no more.
+  // The hanging one holds exactly its share of the sockets, no more.
   await sleep(100)
   assert.equal(hanging.received.length, 4)
+})
+
+test('issue 25: a request left unanswered does not hold back the endpoint\'s other deliveries, nor a retry, though the endpoint has one place', async (t) => {
+  const server = await startTestServer(t)
+  // The first request is never answered, the second fails once; every other one succeeds.
+  const rx = await startReceiver(t, (_req, res, i) => {
+    if (i === 0) return
+    res.statusCode = i === 1 ? 500 : 200
+    res.end()
+  })
+  const endpoint = await register(server, rx.url)
+  // One place, and a time-out far beyond the test: before issue 25 nothing else went until it ran out.
+  startDispatcher(t, server, { concurrency: 1, timeoutMs: 120_000, retryBaseSeconds: 1 })
+  await makeEvents(server, 5)
+  const got = await rx.waitFor(6, 60_000)
+  const ids = got.map((r) => Number(r.headers['replenish-event-id']))
+  assert.equal(new Set(ids).size, 5, 'all five events were posted')
+  assert.equal(ids[5], ids[1], 'the sixth request is the retry of the one that failed')
+  await waitUntil(async () => (await deliveriesOf(server, endpoint.id)).filter((d) => d.state === 'delivered').length === 4)
+  const hanging = (await deliveriesOf(server, endpoint.id)).find((d) => d.event_id === ids[0])
+  assert.deepEqual([hanging.state, hanging.attempt_count], ['pending', 0], 'the hanging request is still in flight')
 })
 
 test('after DELETE nothing more is sent to the endpoint, pending retries included; its pending deliveries are canceled', async (t) => {
