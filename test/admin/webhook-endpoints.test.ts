@@ -47,9 +47,9 @@ describe('create', () => {
     assert.match(body.secret, SECRET)
     assert.match(body.created_at, ISO_TIME)
     assert.equal(body.updated_at, body.created_at)
-    assert.deepEqual(Object.keys(body), ['id', 'url', 'events', 'description', 'secret', 'created_at', 'updated_at'])
+    assert.deepEqual(Object.keys(body), ['id', 'url', 'events', 'description', 'disabled', 'secret', 'created_at', 'updated_at'])
     assert.deepEqual(body, {
-      id: body.id, url: HOOK, events: ['installment.created', 'subscription.canceled'], description: 'Orders',
+      id: body.id, url: HOOK, events: ['installment.created', 'subscription.canceled'], description: 'Orders', disabled: false,
       secret: body.secret, created_at: body.created_at, updated_at: body.created_at,
     })
     assert.equal(Buffer.from(body.secret.slice('whsec_'.length), 'base64').length, 32)

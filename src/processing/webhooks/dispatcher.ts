@@ -115,8 +115,11 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
     /** Signs with the endpoint's secrets as last read (refresh). */
     sign: (eventId: number, unixSeconds: number, body: string) => SignatureHeaders = attemptSigner([])
     private readonly queue: DueDelivery[] = []
-    /** Posted or being posted, result not yet committed: not to be fetched again meanwhile. */
-    private readonly unrecorded = new Set<number>()
+    /**
+     * Posted or being posted, result not yet committed: not to be fetched again meanwhile. Shared
+     * with the worker this one replaces (the endpoint's address changed) until those are recorded.
+     */
+    readonly unrecorded: Set<number>
     private readonly slots = new Slots(concurrency, timeoutMs)
     private fetching = false
     private timer: NodeJS.Timeout | undefined
@@ -127,15 +130,18 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
 
     readonly endpoint: WebhookEndpoint
 
-    constructor(endpoint: WebhookEndpoint) {
+    constructor(endpoint: WebhookEndpoint, unrecorded = new Set<number>()) {
       this.endpoint = endpoint
+      this.unrecorded = unrecorded
       // The agent never queues: the worker keeps within the share itself. Idle sockets kept: as
       // many as answer at once.
       this.target = newTarget(endpoint.url, sockets, concurrency)
     }
 
     pump(): void {
-      if (this.closed || stopped) return
+      // Closed: nothing more starts; a fetch that was under way when it closed may have been the
+      // last thing a stop waits for.
+      if (this.closed || stopped) return this.settleIfIdle()
       const sockets = share()
       while (this.queue.length > 0 && this.slots.free(performance.now(), sockets)) {
         const wait = pacer.delay()
@@ -234,9 +240,10 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       return this.slots.inFlight > 0 || this.fetching
     }
 
-    close(): void {
+    /** Posts nothing more; answers the deliveries it fetched and had not posted yet. */
+    close(): number[] {
       this.closed = true
-      for (const d of this.queue) unposted.push(d.id)
+      const fetched = this.queue.map((d) => d.id)
       this.queue.length = 0
       if (this.timer) clearTimeout(this.timer)
       if (this.paceTimer) clearTimeout(this.paceTimer)
@@ -244,6 +251,7 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       this.timer = undefined
       this.paceTimer = undefined
       this.stallTimer = undefined
+      return fetched
     }
 
     destroy(): void {
@@ -261,6 +269,24 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
     return next.state === 'failed' ? { state: 'failed', due_ms: null, retries } : { state: 'pending', due_ms: next.dueMs, retries }
   }
 
+  /**
+   * Nothing more is posted through the endpoint's worker: what is in flight finishes, then its
+   * connections go. What it fetched and had not posted is handed back at once (PostgreSQL: its
+   * claim ends), so that it goes as soon as the endpoint is posted to again.
+   */
+  const retire = (id: number): Worker | undefined => {
+    const worker = workers.get(id)
+    if (!worker) return undefined
+    workers.delete(id)
+    const fetched = worker.close()
+    whenIdle(worker).then(() => worker.destroy(), () => worker.destroy())
+    if (fetched.length > 0) {
+      o.store.write((tx) => tx.deliveries.release(fetched, Date.now()))
+        .catch((err: unknown) => logError('webhook deliveries fetched but not posted could not be handed back; they go again when their claim runs out', err))
+    }
+    return worker
+  }
+
   const readEndpoints = async (): Promise<void> => {
     const seen = new Set<number>()
     let after = 0
@@ -268,9 +294,19 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       const page = await o.store.webhooks.listEndpoints(after, 100)
       for (const endpoint of page) {
         seen.add(endpoint.id)
+        // Disabled (C18): sends nothing; its pending deliveries wait for it to be enabled again.
+        if (endpoint.disabled) {
+          retire(endpoint.id)
+          continue
+        }
         const secrets = await o.store.webhooks.secretsOf(endpoint.id)
         if (!secrets) continue
         let worker = workers.get(endpoint.id)
+        if (worker && worker.endpoint.url !== endpoint.url) {
+          // A new address: new connections, and what is in flight to the old one is not fetched again.
+          worker = new Worker(endpoint, retire(endpoint.id)?.unrecorded)
+          workers.set(endpoint.id, worker)
+        }
         if (!worker) {
           worker = new Worker(endpoint)
           workers.set(endpoint.id, worker)
@@ -281,13 +317,11 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       if (page.length < 100) break
       after = page[page.length - 1]!.id
     }
-    for (const [id, worker] of workers) {
+    for (const id of [...workers.keys()]) {
       if (seen.has(id)) continue
+      // Deleted: nothing more is posted to it, and its pending deliveries are canceled below.
       cancelNeeded = true
-      // Deleted: nothing more is posted to it; what is in flight finishes, then its connections go.
-      worker.close()
-      workers.delete(id)
-      whenIdle(worker).then(() => worker.destroy(), () => worker.destroy())
+      retire(id)
     }
     // Once at start (an endpoint deleted while serve was down) and after a deletion is seen: not a
     // write every second.
@@ -324,7 +358,7 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       if (refreshTimer) clearInterval(refreshTimer)
       await refreshing
       const all = [...workers.values()]
-      for (const w of all) w.close()
+      for (const w of all) unposted.push(...w.close())
       const idle = Promise.all(all.map(whenIdle))
       let timer: NodeJS.Timeout | undefined
       await Promise.race([idle, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))])
