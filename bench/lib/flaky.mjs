@@ -1,5 +1,6 @@
 import { DatabaseSync } from 'node:sqlite'
 import { receiverStats } from './webhooks.mjs'
+import { n, verdict } from './webhook-report.mjs'
 
 /**
  * `npm run bench:webhooks -- --flaky` (issue 25): delivery to a receiver that leaves 3 % of the
@@ -138,8 +139,6 @@ export function summarizeFlaky({ drain, lag, retries, memory, stored, settings, 
   }
 }
 
-const verdict = (met) => (met ? 'met' : 'MISSED')
-const n = (x) => Math.round(x).toLocaleString('en-US')
 const s1 = (x) => (x === null || x === undefined ? 'n/a' : `${x.toFixed(1)} s`)
 const s2 = (x) => (x === null || x === undefined ? 'n/a' : x.toFixed(2))
 

@@ -7,7 +7,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
-import { sleep, startDispatcher, startReceiver } from '../helpers/webhooks.ts'
+import { eventually, sleep, startDispatcher, startReceiver } from '../helpers/webhooks.ts'
 import { testSql } from '../helpers/rows.ts'
 
 const A = '/admin/api/v1'
@@ -26,16 +26,6 @@ async function register(server: TestServer, url: string, events: string[] = ['*'
 async function makeEvents(server: TestServer, n: number): Promise<void> {
   const user = await seedUser(server.store)
   for (let i = 0; i < n; i++) await createSubscription(server, user.key)
-}
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    assert.ok(Date.now() < deadline, `not within ${ms} ms: ${JSON.stringify(value)}`)
-    await sleep(25)
-  }
 }
 
 const deliveriesOf = async (server: TestServer, endpointId: number): Promise<any[]> =>

@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestServer } from '../../helpers/server.ts'
-import { sleep, startDispatcher, startReceiver, type Received } from '../../helpers/webhooks.ts'
+import { eventually, sleep, startDispatcher, startReceiver, type Received } from '../../helpers/webhooks.ts'
 import { webhookDispatcher } from '../../../src/processing/webhooks/dispatcher.ts'
 import { testSql } from '../../helpers/rows.ts'
 
@@ -30,14 +30,6 @@ const signaturesOf = (header: string): { t: number; v1: string[] } => {
   return { t: Number(parts.find(([k]) => k === 't')?.[1]), v1: parts.filter(([k]) => k === 'v1').map(([, v]) => v) }
 }
 const hmac = (secret: string, t: number, body: string): string => createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')
-
-async function waitUntil(condition: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await condition())) {
-    assert.ok(Date.now() < deadline, 'the condition held within the time allowed')
-    await sleep(20)
-  }
-}
 
 const deliveriesOf = async (server: TestServer, endpointId: number): Promise<any[]> =>
   (await server.request('GET', `${A}/webhook_endpoints/${endpointId}/deliveries`, { key: ADMIN_TOKEN })).body.deliveries
@@ -121,7 +113,7 @@ test('issue 25: a request left unanswered does not hold back the endpoint\'s oth
   const ids = got.map((r) => Number(r.headers['replenish-event-id']))
   assert.equal(new Set(ids).size, 5, 'all five events were posted')
   assert.equal(ids[5], ids[1], 'the sixth request is the retry of the one that failed')
-  await waitUntil(async () => (await deliveriesOf(server, endpoint.id)).filter((d) => d.state === 'delivered').length === 4)
+  await eventually(() => deliveriesOf(server, endpoint.id), (list) => list.filter((d) => d.state === 'delivered').length === 4)
   const hanging = (await deliveriesOf(server, endpoint.id)).find((d) => d.event_id === ids[0])
   assert.deepEqual([hanging.state, hanging.attempt_count], ['pending', 0], 'the hanging request is still in flight')
 })
