@@ -51,7 +51,7 @@ export interface Dispatcher {
 const DEFAULT_CONCURRENCY = 8
 /**
  * Enough for 1,000 deliveries/s to a receiver that leaves 3 % unanswered for the 10 s time-out
- * (300 sockets) with room to spare, well within the file descriptors a process gets.
+ * (300 sockets) with room to spare; Node raises its limit of open files to the hard limit at start.
  */
 const DEFAULT_SOCKETS = 1024
 const DEFAULT_POLL_MS = 100
@@ -142,8 +142,8 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       // Closed: nothing more starts; a fetch that was under way when it closed may have been the
       // last thing a stop waits for.
       if (this.closed || stopped) return this.settleIfIdle()
-      const sockets = share()
-      while (this.queue.length > 0 && this.slots.free(performance.now(), sockets)) {
+      const myShare = share()
+      while (this.queue.length > 0 && this.slots.free(performance.now(), myShare)) {
         const wait = pacer.delay()
         if (wait > 0) {
           this.paceTimer ??= setTimeout(() => {
@@ -155,7 +155,7 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
         this.send(this.queue.shift() as DueDelivery)
       }
       // Every place is taken and none may answer soon: look again when the oldest would stall.
-      const stallIn = this.queue.length > 0 ? this.slots.nextStallInMs(performance.now(), sockets) : undefined
+      const stallIn = this.queue.length > 0 ? this.slots.nextStallInMs(performance.now(), myShare) : undefined
       if (stallIn !== undefined && !this.stallTimer) {
         this.stallTimer = setTimeout(() => {
           this.stallTimer = undefined
