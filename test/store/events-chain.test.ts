@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { DatabaseSync } from 'node:sqlite'
-import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.ts'
+import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../src/store/sqlite/migrations.ts'
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.ts'
 import { eventsStore } from '../../src/store/sqlite/events-store.ts'
 
@@ -92,7 +92,7 @@ test('migration 2 links the events a version-1 database already holds, and drops
   seedSubscriptions(db, 3)
   const insert = db.prepare("INSERT INTO events (type, subscription_id, data, created_at) VALUES ('t', ?, '{}', ?)")
   for (const id of [1, 2, 1, null, 3, 1, 2, 2]) insert.run(id, NOW)
-  assert.deepEqual(migrate(db), { from: 1, to: MIGRATIONS.length })
+  assert.deepEqual(migrate(db), { from: 1, to: SCHEMA_VERSION })
   const links = db.prepare('SELECT id, prev_id FROM events ORDER BY id').all().map((r) => [r['id'], r['prev_id']])
   assert.deepEqual(links, [[1, null], [2, null], [3, 1], [4, null], [5, null], [6, 3], [7, 2], [8, 7]])
   assert.deepEqual(db.prepare('SELECT id, last_event_id, event_count FROM subscriptions ORDER BY id').all().map((r) => [r['id'], r['last_event_id'], r['event_count']]),
