@@ -187,7 +187,7 @@ test('POST …/test delivers a webhook.test event to that endpoint alone and ans
   assert.deepEqual([delivery.attempts[0].status_code, delivery.attempts[0].error, delivery.attempts[0].response_body, delivery.attempts[0].redelivery], [200, null, '{"received":true}', false])
   assert.equal(rx.received.length, 1)
   const event = JSON.parse(rx.received[0]!.body)
-  assert.deepEqual(event, { id: delivery.event_id, type: 'webhook.test', created_at: event.created_at, subscription_id: null, data: { object: { webhook_endpoint_id: endpoint.id } } })
+  assert.deepEqual(event, { id: delivery.event_id, type: 'webhook.test', created_at: event.created_at, subscription_id: null, actor: { type: 'staff', id: null }, request_id: event.request_id, data: { object: { webhook_endpoint_id: endpoint.id } } })
   assert.equal(rx.received[0]!.headers['webhook-id'], String(delivery.event_id))
   // The event is in the feed like any other, and was delivered nowhere else.
   const feed = (await admin(server, 'GET', '/events?type=webhook.test')).body.events
