@@ -44,6 +44,7 @@ export function renderLineItem(li: PricedLineItem): Record<string, unknown> {
     subscription_id: li.subscription_id,
     subscribable_id: li.subscribable_id,
     quantity: li.quantity,
+    one_time: li.one_time,
     price: money.price,
     discount_percent: money.discount_percent,
     total: money.total,

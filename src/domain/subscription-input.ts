@@ -30,6 +30,8 @@ export interface InputContext {
 export interface NewLineItem {
   readonly subscribable_id: number
   readonly quantity: number
+  /** C17: delivered once; false when not given. */
+  readonly one_time?: boolean
 }
 
 export interface NewSubscription {
@@ -132,6 +134,18 @@ export function readLineItemFields(
   return out
 }
 
+/**
+ * C17's `one_time` of a line item being added (false when not given): a boolean, or its form
+ * spellings. Only an add reads it; an update of an existing item ignores it.
+ */
+export function readOneTime(attrs: Record<string, unknown>, prefix: string, errors: FieldErrors): boolean {
+  const v = attrs['one_time']
+  if (v === undefined || v === null || v === '' || v === false || v === 'false' || v === '0' || v === 0) return false
+  if (v === true || v === 'true' || v === '1' || v === 1) return true
+  errors.add(`${prefix}one_time`, 'inclusion')
+  return false
+}
+
 /** `line_items_attributes`: an array, or a Rails-style object of objects (`{"0": {...}}`). */
 function entries(raw: unknown, errors: FieldErrors): Record<string, unknown>[] {
   if (raw === undefined || raw === null || raw === '') return []
@@ -164,7 +178,8 @@ export function validateCreate(attrs: Record<string, unknown>, ctx: InputContext
   for (const entry of entries(attrs['line_items_attributes'], errors)) {
     if (!given(entry['quantity'])) continue // C6: ignored (Rails reject_if quantity.blank?: an empty form field too)
     const li = readLineItemFields(entry, 'line_items.', ctx.lookups, errors, { quantity: true, subscribable: true })
-    if (li.quantity !== undefined && li.subscribable_id !== undefined) lineItems.push({ quantity: li.quantity, subscribable_id: li.subscribable_id })
+    const oneTime = readOneTime(entry, 'line_items.', errors)
+    if (li.quantity !== undefined && li.subscribable_id !== undefined) lineItems.push({ quantity: li.quantity, subscribable_id: li.subscribable_id, one_time: oneTime })
   }
   if (!errors.empty || units === undefined || length === undefined) throw new ValidationFailed(errors)
   const actionable = explicitDate ?? addInterval(ctx.today, length, units)
@@ -188,7 +203,7 @@ export function validateCreate(attrs: Record<string, unknown>, ctx: InputContext
 export type LineItemChange =
   | { readonly op: 'update'; readonly id: number; readonly quantity?: number; readonly subscribable_id?: number }
   | { readonly op: 'destroy'; readonly id: number }
-  | { readonly op: 'add'; readonly quantity: number; readonly subscribable_id: number }
+  | { readonly op: 'add'; readonly quantity: number; readonly subscribable_id: number; readonly one_time: boolean }
 
 export type ChangeKind = 'frequency' | 'payment' | 'shipping' | 'billing' | 'other'
 
@@ -234,7 +249,8 @@ export function validateUpdate(sub: Subscription, attrs: Record<string, unknown>
       lineItems.push({ op: 'update', id, ...fields })
     } else if (given(entry['quantity'])) {
       const li = readLineItemFields(entry, 'line_items.', ctx.lookups, errors, { quantity: true, subscribable: true })
-      if (li.quantity !== undefined && li.subscribable_id !== undefined) lineItems.push({ op: 'add', quantity: li.quantity, subscribable_id: li.subscribable_id })
+      const oneTime = readOneTime(entry, 'line_items.', errors)
+      if (li.quantity !== undefined && li.subscribable_id !== undefined) lineItems.push({ op: 'add', quantity: li.quantity, subscribable_id: li.subscribable_id, one_time: oneTime })
     }
   }
   if (!errors.empty || units === undefined || length === undefined) throw new ValidationFailed(errors)

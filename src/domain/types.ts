@@ -42,6 +42,8 @@ export interface LineItem {
   readonly subscription_id: number
   readonly subscribable_id: number
   readonly quantity: number
+  /** C17: delivered once, by the next installment, which deletes it. */
+  readonly one_time: boolean
   readonly created_at: string
   readonly updated_at: string
 }

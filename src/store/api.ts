@@ -663,11 +663,17 @@ export interface SubscriptionsTx extends SubscriptionReads {
   renderJson(id: number, keepLineItems: boolean): Promise<SubscriptionJson | undefined>
   idsWithPaymentSource(sourceId: number): Promise<number[]>
   clearPaymentSource(sourceId: number): Promise<void>
-  addLineItem(subscriptionId: number, subscribableId: number, quantity: number): Promise<PricedLineItem>
+  /** `oneTime`: C17's one-time add-on, delivered by the next installment only. */
+  addLineItem(subscriptionId: number, subscribableId: number, quantity: number, oneTime: boolean): Promise<PricedLineItem>
   /** The item as it now stands, priced; a change of quantity alone keeps the item's price and discount as read. */
   updateLineItem(item: PricedLineItem, subscribableId: number, quantity: number): Promise<PricedLineItem>
   deleteLineItem(id: number): Promise<void>
   lineItemsOfSubscribable(subscribableId: number): Promise<PricedLineItem[]>
+  /**
+   * C17: deletes the one-time line items of these subscriptions (the installment just made for
+   * each delivers them) and answers them as they were, priced, in id order, for their events.
+   */
+  takeOneTimeLines(subscriptionIds: readonly number[]): Promise<PricedLineItem[]>
 }
 
 /**

@@ -13,7 +13,7 @@ export const SUBSCRIPTION_COLUMNS = [
   'shipping_address', 'billing_address', 'created_on', 'created_at', 'updated_at',
 ] as const
 
-export const LINE_ITEM_COLUMNS = ['id', 'subscription_id', 'subscribable_id', 'quantity', 'created_at', 'updated_at'] as const
+export const LINE_ITEM_COLUMNS = ['id', 'subscription_id', 'subscribable_id', 'quantity', 'created_at', 'updated_at', 'one_time'] as const
 
 export const COLUMN_OF: Record<keyof SubscriptionPatch, string> = {
   state: 'state', paused: 'paused', interval_length: 'interval_length', interval_units: 'interval_units',

@@ -82,8 +82,8 @@ describe('a create that succeeds', () => {
         subtotal: '1024.90', discount_total: '2.50', total: '1022.40', processing_state: 'pending',
         shipping_address: address(), billing_address: address({ firstname: 'Charles', country_iso: 'FR' }),
         line_items: [
-          { id: one.id, subscription_id: res.body.id, subscribable_id: coffee, quantity: 2, price: '12.50', discount_percent: '10', total: '22.50', created_at: one.created_at, updated_at: one.updated_at },
-          { id: two.id, subscription_id: res.body.id, subscribable_id: tea, quantity: 9999, price: '0.10', discount_percent: '0', total: '999.90', created_at: two.created_at, updated_at: two.updated_at },
+          { id: one.id, subscription_id: res.body.id, subscribable_id: coffee, quantity: 2, one_time: false, price: '12.50', discount_percent: '10', total: '22.50', created_at: one.created_at, updated_at: one.updated_at },
+          { id: two.id, subscription_id: res.body.id, subscribable_id: tea, quantity: 9999, one_time: false, price: '0.10', discount_percent: '0', total: '999.90', created_at: two.created_at, updated_at: two.updated_at },
         ],
         created_at: res.body.created_at, updated_at: res.body.updated_at,
       })

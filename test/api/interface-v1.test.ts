@@ -199,7 +199,7 @@ for (const encoding of ENCODINGS) {
         const res = await server.request('PATCH', `/api/v1/line_items/${itemId}`, { key: alice.key, ...encoded(encoding, { subscription_line_item: { quantity: 4 } }) })
         assert.equal(res.status, 200)
         assert.deepEqual(res.body, {
-          id: itemId, subscription_id: sub.id, subscribable_id: sub.line_items[0].subscribable_id, quantity: 4,
+          id: itemId, subscription_id: sub.id, subscribable_id: sub.line_items[0].subscribable_id, quantity: 4, one_time: false,
           price: '2.50', discount_percent: '0', total: '10.00', // C16: 4 × 2.50
           created_at: sub.line_items[0].created_at, updated_at: res.body.updated_at,
         })

@@ -57,7 +57,7 @@ describe('POST /api/v1/subscriptions/:id/line_items', () => {
       assert.equal(res.status, 200)
       assert.match(res.body.created_at, ISO_TIME)
       assert.deepEqual(res.body, {
-        id: res.body.id, subscription_id: sub.id, subscribable_id: tea, quantity, price: '1.20', discount_percent: '25', total,
+        id: res.body.id, subscription_id: sub.id, subscribable_id: tea, quantity, one_time: false, price: '1.20', discount_percent: '25', total,
         created_at: res.body.created_at, updated_at: res.body.created_at,
       })
       assert.deepEqual(renderLineItem((await server.store.subscriptions.lineItemById(res.body.id))!), res.body)

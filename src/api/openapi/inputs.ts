@@ -27,11 +27,15 @@ const AddressInput: Schema = {
   description: 'On update the given fields are merged over the stored address; null removes it. `country_iso`: two letters.',
 }
 
+/** C17: set only when the item is added; ignored on an existing item. */
+const oneTime: Schema = { ...flag, description: 'Added items only (ignored on an existing one): delivered with the next installment, then removed (C17). Default false.' }
+
 const LineItemInput = input({
   id: { ...integer(), description: 'Update only: the line item to change or remove (another subscription\'s → 404).' },
   subscribable_id: integer(),
   quantity: integer({ description: '1…9999. On create, entries without a quantity are ignored.' }),
   _destroy: { ...flag, description: 'Update only: `true` or `"1"` removes the item named by `id`.' },
+  one_time: oneTime,
 })
 
 const subscriptionFields = {
@@ -62,7 +66,7 @@ export const inputs: Record<string, Schema> = {
   LineItemInput,
   SubscriptionCreate: input(subscriptionFields, ['interval_length']),
   SubscriptionUpdate: input(subscriptionFields),
-  LineItemCreate: input({ subscribable_id: integer(), quantity: integer() }, ['subscribable_id', 'quantity']),
+  LineItemCreate: input({ subscribable_id: integer(), quantity: integer(), one_time: oneTime }, ['subscribable_id', 'quantity']),
   LineItemUpdate: input({ subscribable_id: integer(), quantity: integer() }),
   DateInput: input({ actionable_date: { type: 'string', format: 'date', description: 'Moved to tomorrow if earlier.' } }),
   AdminSubscriptionCreate: input({ user_id: integer(), ...adminSubscriptionFields }, ['user_id', 'interval_length']),

@@ -57,7 +57,11 @@ const totals = (what: string) => ({
   total: { ...ref('NullableMoney'), description: `subtotal − discount_total of ${what}; null when any line has no price.` },
 })
 
-const LineItem = object({ id, subscription_id: id, subscribable_id: id, quantity: { type: 'integer', minimum: 1, maximum: 9999 }, ...lineMoney, ...stamps })
+const LineItem = object({
+  id, subscription_id: id, subscribable_id: id, quantity: { type: 'integer', minimum: 1, maximum: 9999 },
+  one_time: { type: 'boolean', description: 'C17: delivered with the next installment only; the processor then removes it (`line_item.deleted`). Set on add, never changed.' },
+  ...lineMoney, ...stamps,
+})
 
 const Subscription = object({
   id,

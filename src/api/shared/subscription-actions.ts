@@ -88,7 +88,7 @@ export async function applyLineItemChanges(tx: Tx, subscriptionId: number, chang
   let touched = false
   for (const change of changes) {
     if (change.op === 'add') {
-      await recordLineItemEvent(tx, 'line_item.created', await s.addLineItem(subscriptionId, change.subscribable_id, change.quantity))
+      await recordLineItemEvent(tx, 'line_item.created', await s.addLineItem(subscriptionId, change.subscribable_id, change.quantity, change.one_time))
       touched = true
       continue
     }

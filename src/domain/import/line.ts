@@ -251,7 +251,7 @@ function readLineItems(f: LineFields, subscriptionId: number, times: { created_a
       failed = true
       continue
     }
-    out.push({ item: { id, subscription_id: subscriptionId, subscribable_id, quantity, created_at, updated_at }, given: li.given })
+    out.push({ item: { id, subscription_id: subscriptionId, subscribable_id, quantity, one_time: false, created_at, updated_at }, given: li.given })
   }
   return failed ? undefined : out
 }

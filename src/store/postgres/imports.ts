@@ -31,7 +31,7 @@ const SUBSCRIPTION = `SELECT id, user_id, state, paused, interval_length, interv
     successive_skip_count, payment_method_id, payment_source_id, currency, processing_state, shipping_address, billing_address,
     created_on, created_at, updated_at
   FROM subscriptions WHERE id = $1`
-const LINE_ITEMS = 'SELECT id, subscription_id, subscribable_id, quantity, created_at, updated_at FROM line_items WHERE subscription_id = $1 ORDER BY id'
+const LINE_ITEMS = 'SELECT id, subscription_id, subscribable_id, quantity, created_at, updated_at, one_time FROM line_items WHERE subscription_id = $1 ORDER BY id'
 
 /** Email is unique under ASCII case-folding, as SQLite's NOCASE (the unique index is on `lower(email)`, collation "C"). */
 const INSERT_USER = insertKeepingId('users', `INSERT INTO users (id, email, external_id, locale, email_notifications, created_at, updated_at)

@@ -445,6 +445,16 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX webhook_deliveries_failed ON webhook_deliveries(id) WHERE state = 'failed';
     `,
   },
+  {
+    version: 15,
+    // SQLite migration 15 (C17): one-time add-ons; a constant default is a catalog change only.
+    // The partial index holds only one-time lines, which the processor looks up per batch.
+    name: 'one-time line items',
+    sql: `
+      ALTER TABLE line_items ADD COLUMN one_time boolean NOT NULL DEFAULT false;
+      CREATE INDEX line_items_one_time ON line_items (subscription_id, id) WHERE one_time;
+    `,
+  },
 ]
 
 export const POSTGRES_SCHEMA_VERSION = Math.max(0, ...POSTGRES_MIGRATIONS.map((m) => m.version))

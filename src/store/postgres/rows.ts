@@ -56,6 +56,7 @@ export function lineItemOf(r: LineItemRow): LineItem {
     quantity: r.quantity,
     created_at: r.created_at,
     updated_at: r.updated_at,
+    one_time: r.one_time,
   }
 }
 

@@ -5,7 +5,7 @@ import { renderSubscription } from '../../domain/representation.ts'
 import type { AdminSubscriptionFilter, SubscriptionExportRow, SubscriptionJson, SubscriptionsTx } from '../api.ts'
 import type { Sql } from './sql.ts'
 import { unlessRemoved } from './conflict.ts'
-import { PRICED_LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_FROM, SUBSCRIPTION_COLUMNS, columns, nowIso, pricedLineItemOf, subscriptionOf, type SubscriptionRow } from './rows.ts'
+import { LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_FROM, SUBSCRIPTION_COLUMNS, columns, nowIso, pricedLineItemOf, subscriptionOf, type SubscriptionRow } from './rows.ts'
 import { priceJoin } from '../money-sql.ts'
 
 const S = columns(SUBSCRIPTION_COLUMNS)
@@ -47,7 +47,7 @@ function sqlValue(key: keyof SubscriptionPatch, value: unknown): unknown {
  */
 const WITH_LINE_ITEMS = `${columns(SUBSCRIPTION_COLUMNS, 'o')},
   (SELECT coalesce(json_agg(x ORDER BY x.id), '[]') FROM (
-    SELECT ${columns(['id', 'subscription_id', 'subscribable_id', 'quantity', 'created_at', 'updated_at'], 'li')},
+    SELECT ${columns(LINE_ITEM_COLUMNS, 'li')},
       o.currency AS currency, p.amount AS unit_price, c.discount_bp AS discount_bp
     FROM line_items li ${priceJoin('o.currency')} WHERE li.subscription_id = o.id) x) AS line_items`
 type BodyRow = SubscriptionRow & { readonly line_items: PricedLineItem[] }
@@ -64,9 +64,9 @@ const CREATE = `WITH s AS (
     VALUES ($1, 'active', false, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $4, $14, $15)
     RETURNING id
   ), items AS (
-    INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at)
-    SELECT s.id, u.subscribable_id, u.quantity, $13, $13
-    FROM s, unnest($16::bigint[], $17::integer[]) WITH ORDINALITY AS u(subscribable_id, quantity, n)
+    INSERT INTO line_items (subscription_id, subscribable_id, quantity, one_time, created_at, updated_at)
+    SELECT s.id, u.subscribable_id, u.quantity, u.one_time, $13, $13
+    FROM s, unnest($16::bigint[], $17::integer[], $18::boolean[]) WITH ORDINALITY AS u(subscribable_id, quantity, one_time, n)
     ORDER BY u.n
   )
   SELECT id FROM s`
@@ -134,7 +134,7 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
         s.shipping_address ? JSON.stringify(s.shipping_address) : null,
         s.billing_address ? JSON.stringify(s.billing_address) : null,
         today, now, s.skip_count ?? 0, s.successive_skip_count ?? 0,
-        s.line_items.map((li) => li.subscribable_id), s.line_items.map((li) => li.quantity),
+        s.line_items.map((li) => li.subscribable_id), s.line_items.map((li) => li.quantity), s.line_items.map((li) => li.one_time === true),
       ]), ITEM_KEY)
       if (!row) throw new Error('INSERT … RETURNING answered no subscription id')
       return row.id
@@ -231,9 +231,9 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
       return (await lineItems(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM} WHERE li.id = $1`, [id]))[0]
     },
     /** Inserts a line item and answers it priced (C16), in one statement. */
-    addLineItem(subscriptionId: number, subscribableId: number, quantity: number): Promise<PricedLineItem> {
-      return unlessRemoved(written(`WITH w AS (INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at)
-        VALUES ($1, $2, $3, $4, $4) RETURNING *) ${PRICED_WRITTEN}`, [subscriptionId, subscribableId, quantity, nowIso()]), ITEM_KEY)
+    addLineItem(subscriptionId: number, subscribableId: number, quantity: number, oneTime: boolean): Promise<PricedLineItem> {
+      return unlessRemoved(written(`WITH w AS (INSERT INTO line_items (subscription_id, subscribable_id, quantity, one_time, created_at, updated_at)
+        VALUES ($1, $2, $3, $5, $4, $4) RETURNING *) ${PRICED_WRITTEN}`, [subscriptionId, subscribableId, quantity, nowIso(), oneTime]), ITEM_KEY)
     },
     /**
      * Writes the new product and quantity and answers the item as it now stands, priced: a new
@@ -251,6 +251,16 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
     },
     async deleteLineItem(id: number): Promise<void> {
       await sql.run('DELETE FROM line_items WHERE id = $1', [id])
+    },
+    /**
+     * One statement through the partial index of one-time lines (migration 15). The batch's
+     * subscriptions are held by its unit (the due walk locks them), so no request changes these
+     * lines meanwhile; the rows deleted are read back priced as they were.
+     */
+    takeOneTimeLines(subscriptionIds: readonly number[]): Promise<PricedLineItem[]> {
+      if (subscriptionIds.length === 0) return Promise.resolve([])
+      return lineItems(`WITH w AS (DELETE FROM line_items WHERE one_time AND subscription_id = ANY($1::bigint[]) RETURNING *)
+        ${PRICED_WRITTEN} ORDER BY li.id`, [subscriptionIds])
     },
     /**
      * Held as by `lockLineItem`: the caller deletes each with an event, so an item moved to

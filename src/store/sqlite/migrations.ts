@@ -570,6 +570,17 @@ ${REPORT_TRIGGERS}
       CREATE INDEX webhook_deliveries_failed ON webhook_deliveries(id) WHERE state = 'failed';
     `,
   },
+  {
+    version: 15,
+    // Issue 27 (C17): one-time add-ons. A constant default rewrites nothing. The partial index
+    // holds only one-time lines: the processor finds those of a batch's subscriptions through it
+    // (installments-store.ts), and a batch without any costs a lookup in an empty index.
+    name: 'one-time line items',
+    sql: `
+      ALTER TABLE line_items ADD COLUMN one_time INTEGER NOT NULL DEFAULT 0 CHECK (one_time IN (0, 1));
+      CREATE INDEX line_items_one_time ON line_items(subscription_id, id) WHERE one_time = 1;
+    `,
+  },
 ]
 
 /**

@@ -62,12 +62,13 @@ export function lineItemOf(a: Values): LineItem {
     quantity: a[3] as number,
     created_at: a[4] as string,
     updated_at: a[5] as string,
+    one_time: a[6] === 1,
   }
 }
 
 /** A row of PRICED_LINE_ITEM_COLUMNS (columns.ts): the line item, then its currency, unit price and discount. */
 export function pricedLineItemOf(a: Values): PricedLineItem {
-  return { ...lineItemOf(a), currency: a[6] as string, unit_price: a[7] as number | null, discount_bp: a[8] as number }
+  return { ...lineItemOf(a), currency: a[7] as string, unit_price: a[8] as number | null, discount_bp: a[9] as number }
 }
 
 /** A plain object copy (rows have no prototype, which surprises deepEqual and spread users). */

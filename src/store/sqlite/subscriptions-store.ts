@@ -24,13 +24,13 @@ function sqlValue(key: keyof SubscriptionPatch, value: unknown): string | number
  * discount (half-up), and the currency's minor unit (`u`, null without a price). `currency` is
  * the subscription's currency as an SQL expression.
  */
-const PRICED_LINES = (subscriptionId: string, currency: string): string => `SELECT li.id, li.subscription_id, li.subscribable_id, li.quantity,
+const PRICED_LINES = (subscriptionId: string, currency: string): string => `SELECT li.id, li.subscription_id, li.subscribable_id, li.quantity, li.one_time,
     li.created_at, li.updated_at, p.amount AS unit, p.amount_text AS price, c.discount_percent AS percent, li.quantity * p.amount AS amount,
     ${discountOf('li.quantity * p.amount', 'c.discount_bp')} AS discount, p.minor_unit AS u
   FROM line_items li ${priceJoin(currency)} WHERE li.subscription_id = ${subscriptionId} ORDER BY li.id`
 /** A line item of PRICED_LINES (alias `l`) as C3 and C16 render it (renderLineItem). */
 const LINE_ITEM_JSON = `json_object('id', l.id, 'subscription_id', l.subscription_id, 'subscribable_id', l.subscribable_id, 'quantity', l.quantity,
-  'price', l.price, 'discount_percent', l.percent, 'total', ${sqliteMoneyText('l.amount - l.discount', 'l.u')},
+  'one_time', json(CASE l.one_time WHEN 1 THEN 'true' ELSE 'false' END), 'price', l.price, 'discount_percent', l.percent, 'total', ${sqliteMoneyText('l.amount - l.discount', 'l.u')},
   'created_at', l.created_at, 'updated_at', l.updated_at)`
 /**
  * The line items' part of subscription ?1's body: the items as JSONB, and C16's subtotal,
@@ -103,12 +103,15 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     WHERE li.subscription_id IN (SELECT value FROM json_each(?)) ORDER BY li.id`)
   const lineItemById = prepare(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM} WHERE li.id = ?`)
   const lineItemOwner = prepare(`SELECT ${PRICED_LINE_ITEM_COLUMNS}, s.user_id FROM ${PRICED_LINE_ITEM_FROM} WHERE li.id = ?`)
-  const insertLineItem = db.prepare('INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+  const insertLineItem = db.prepare('INSERT INTO line_items (subscription_id, subscribable_id, quantity, one_time, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
   const updateLineItem = db.prepare('UPDATE line_items SET subscribable_id = ?, quantity = ?, updated_at = ? WHERE id = ?')
   // A quantity-only change assigns only the quantity: assigning subscribable_id, even to the value
   // it has, makes SQLite check its foreign key (and would rewrite any index on it).
   const updateQuantity = db.prepare('UPDATE line_items SET quantity = ?, updated_at = ? WHERE id = ?')
   const deleteLineItem = db.prepare('DELETE FROM line_items WHERE id = ?')
+  const oneTimeIn = prepare(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM}
+    WHERE li.one_time = 1 AND li.subscription_id IN (SELECT value FROM json_each(?)) ORDER BY li.id`)
+  const deleteIn = db.prepare('DELETE FROM line_items WHERE id IN (SELECT value FROM json_each(?))')
   // A scan: no index by catalog item (migration 3); only the admin's rare DELETE of one reads it.
   const lineItemsOfSubscribable = prepare(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM} WHERE li.subscribable_id = ? ORDER BY li.id`)
   const touch = db.prepare('UPDATE subscriptions SET updated_at = ? WHERE id = ?')
@@ -156,7 +159,7 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
         s.billing_address ? JSON.stringify(s.billing_address) : null,
         today, now, now, s.skip_count ?? 0, s.successive_skip_count ?? 0,
       ).lastInsertRowid)
-      for (const li of s.line_items) insertLineItem.run(id, li.subscribable_id, li.quantity, now, now)
+      for (const li of s.line_items) insertLineItem.run(id, li.subscribable_id, li.quantity, li.one_time === true ? 1 : 0, now, now)
       return id
     },
     /** The owner and the C3 body as JSON text, rendered by SQLite (see jsonById), cached until it changes. */
@@ -285,21 +288,21 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     },
     findLineItem(id: number): (PricedLineItem & { owner_id: number }) | undefined {
       const row = lineItemOwner.get(id) as unknown as Values | undefined
-      return row ? { ...pricedLineItemOf(row), owner_id: row[9] as number } : undefined
+      return row ? { ...pricedLineItemOf(row), owner_id: row[LINE_ITEM_COLUMNS.length + 3] as number } : undefined
     },
     /** A line item with its owner; SQLite's one writer holds it until the unit ends. */
     lockLineItem(id: number): (PricedLineItem & { owner_id: number }) | undefined {
       const row = lineItemOwner.get(id) as unknown as Values | undefined
-      return row ? { ...pricedLineItemOf(row), owner_id: row[9] as number } : undefined
+      return row ? { ...pricedLineItemOf(row), owner_id: row[LINE_ITEM_COLUMNS.length + 3] as number } : undefined
     },
     lineItemById(id: number): PricedLineItem | undefined {
       const row = lineItemById.get(id) as unknown as Values | undefined
       return row ? pricedLineItemOf(row) : undefined
     },
     /** Inserts a line item and answers it as it now stands, priced (C16: the price is read back). */
-    addLineItem(subscriptionId: number, subscribableId: number, quantity: number): PricedLineItem {
+    addLineItem(subscriptionId: number, subscribableId: number, quantity: number, oneTime: boolean): PricedLineItem {
       const now = nowIso()
-      return lineItem(Number(insertLineItem.run(subscriptionId, subscribableId, quantity, now, now).lastInsertRowid))
+      return lineItem(Number(insertLineItem.run(subscriptionId, subscribableId, quantity, oneTime ? 1 : 0, now, now).lastInsertRowid))
     },
     /**
      * Writes the new product and quantity and answers the item as it now stands, priced: a new
@@ -317,6 +320,13 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     },
     deleteLineItem(id: number): void {
       deleteLineItem.run(id)
+    },
+    /** Through the partial index of one-time lines (migration 15): a batch without any reads an empty range per id. */
+    takeOneTimeLines(subscriptionIds: readonly number[]): PricedLineItem[] {
+      if (subscriptionIds.length === 0) return []
+      const taken = lineItems(oneTimeIn.all(JSON.stringify(subscriptionIds)))
+      if (taken.length > 0) deleteIn.run(JSON.stringify(taken.map((li) => li.id)))
+      return taken
     },
     lineItemsOfSubscribable(subscribableId: number): PricedLineItem[] {
       return lineItems(lineItemsOfSubscribable.all(subscribableId))
