@@ -7,6 +7,7 @@ import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { optionalRoot } from '../api/shared/params.ts'
 import { changeFound } from './change-found.ts'
 import { check, optionalString } from './input.ts'
+import { isWebUrl } from '../config.ts'
 
 /** A link is good for an hour (C14), once. */
 const LINK_LIFETIME_MS = 3_600_000
@@ -33,16 +34,6 @@ export const createPortalSession = (app: App): ApiHandler =>
     await tx.portal.createLink(sha256(token), user.id, returnUrl, expiresAt, new Date(now).toISOString())
     return ok({ url: `${baseUrl(app, ctx)}/portal/sessions/${token}`, expires_at: expiresAt }, 201)
   })
-
-/** "Back to the shop" is a link on the portal's pages: http(s) only, never `javascript:`. */
-function isWebUrl(s: string): boolean {
-  try {
-    const url = new URL(s)
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === ''
-  } catch {
-    return false
-  }
-}
 
 /**
  * REPLENISH_PUBLIC_URL when set; else the scheme and Host this request came with (the shop's

@@ -46,4 +46,5 @@ export const SETTINGS_PAGE: Readonly<Record<string, HelpPage>> = {
   REPLENISH_SHOP_LOGO_URL: 'serve',
   REPLENISH_SHOP_ACCENT: 'serve',
   REPLENISH_PUBLIC_URL: 'serve',
+  REPLENISH_SHOP_URL: 'serve',
 }
