@@ -299,3 +299,27 @@ test('at 360 px wide the subscription page fits without sideways scrolling; sign
   assert.deepEqual(problems, [])
   assert.equal(TODAY, '2026-11-25')
 })
+
+test('a view still loading when the customer moves on never draws over the view that replaced it', async (t) => {
+  const h = await startHarness(t)
+  const { alice, sub } = await seedShop(h.server)
+  const { page, problems } = await h.newPage()
+  // The list's read is held until the subscription's page is on screen.
+  let release = (): void => {}
+  const held = new Promise<void>((resolve) => { release = resolve })
+  await page.route(/\/api\/v1\/subscriptions\?/, async (route) => {
+    await held
+    await route.continue()
+  })
+  await page.goto(await portalLink(h.server, alice.id))
+  await page.getByText('Loading…').waitFor()
+  await page.goto(`${h.server.url}/portal/#/subscriptions/${sub.id}`)
+  await page.getByRole('heading', { name: `Subscription #${sub.id}` }).waitFor()
+  const listAnswered = page.waitForResponse(/\/api\/v1\/subscriptions\?/)
+  release()
+  await listAnswered
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)))
+  assert.equal(await page.getByRole('heading', { name: 'Your subscriptions' }).count(), 0)
+  await page.getByRole('heading', { name: `Subscription #${sub.id}` }).waitFor()
+  assert.deepEqual(problems, [])
+})

@@ -6,7 +6,7 @@ import { addressCard } from './address-card.ts'
 import { deliveriesCard } from './deliveries-card.ts'
 import { deliveryCard } from './delivery-card.ts'
 import { frequency, itemsSummary, nextDelivery, stateBadge, totalText } from './describe.ts'
-import { clearOutcome, problemOf, showOutcome, type Outcome } from './feedback.ts'
+import { byId, clearOutcome, problemOf, showOutcome, type Outcome } from './feedback.ts'
 import { itemsCard } from './items-card.ts'
 import type { EventItem, Installment, Key, ListPage, Portal, Subscription } from './portal.ts'
 import { scheduleCard } from './schedule-card.ts'
@@ -93,7 +93,7 @@ class DetailView implements SubscriptionView {
   mount(): void {
     replace(this.portal.page.main, backLink(this.portal), this.content)
     this.render()
-    document.getElementById('subscription-heading')?.focus()
+    byId(this.content, 'subscription-heading')?.focus()
   }
 
   /**
@@ -108,16 +108,16 @@ class DetailView implements SubscriptionView {
     }
     // The form a change was made from shows the record as it now is, unless the change was refused.
     if (said !== undefined && said.outcome.kind !== 'problem') {
-      for (const input of document.getElementById(said.at)?.closest('form')?.querySelectorAll('input[id], select[id]') ?? []) drafts.delete(input.id)
+      for (const input of byId(this.content, said.at)?.closest('form')?.querySelectorAll('input[id], select[id]') ?? []) drafts.delete(input.id)
     }
     replace(this.content, this.summary(), deliveryCard(this), itemsCard(this), scheduleCard(this), deliveriesCard(this), addressCard(this), this.history())
     for (const [id, value] of drafts) {
-      const input = document.getElementById(id)
+      const input = byId(this.content, id)
       if (input instanceof HTMLInputElement || input instanceof HTMLSelectElement) input.value = value
     }
     if (said !== undefined) {
-      const slot = document.getElementById(`${said.at}-outcome`) ?? document.getElementById(`${said.card}-outcome`)
-      if (slot) showOutcome(slot, said.outcome)
+      const slot = byId(this.content, `${said.at}-outcome`) ?? byId(this.content, `${said.card}-outcome`)
+      if (slot) showOutcome(this.content, slot, said.outcome)
     }
   }
 
@@ -178,7 +178,7 @@ class DetailView implements SubscriptionView {
         this.moreInstallments = next.current_page < next.pages
         this.render()
         const first = next.installments[0]
-        document.getElementById(first === undefined ? 'deliveries-heading' : `delivery-${first.id}`)?.focus()
+        byId(this.content, first === undefined ? 'deliveries-heading' : `delivery-${first.id}`)?.focus()
       } catch (err) {
         this.render({ at: 'older-deliveries', card: 'deliveries', outcome: problemOf(this.portal, err) })
       }

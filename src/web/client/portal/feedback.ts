@@ -87,10 +87,10 @@ export function problemOf(portal: Portal, err: unknown, form: FormFields = {}): 
 
 /**
  * Draws `outcome` into `slot` (an empty element beside the form it is about), marks the refused
- * inputs and moves the focus to the message, so it is read and seen where the customer acted,
- * however long the page.
+ * inputs (found in `root`) and moves the focus to the message, so it is read and seen where the
+ * customer acted, however long the page.
  */
-export function showOutcome(slot: HTMLElement, outcome: Outcome): void {
+export function showOutcome(root: ParentNode, slot: HTMLElement, outcome: Outcome): void {
   const id = `${slot.id || 'outcome'}-message`
   const message = outcome.kind === 'problem'
     ? h('div', { id, class: 'problem', role: 'alert', tabindex: '-1' },
@@ -98,7 +98,7 @@ export function showOutcome(slot: HTMLElement, outcome: Outcome): void {
     : h('div', { id, class: outcome.kind === 'done' ? 'notice' : 'notice neutral', role: 'status', tabindex: '-1' }, outcome.lines.join(' '))
   replace(slot, message)
   for (const inputId of outcome.invalid) {
-    const input = document.getElementById(inputId)
+    const input = byId(root, inputId)
     if (!input) continue
     input.setAttribute('aria-invalid', 'true')
     input.setAttribute('aria-describedby', id)
@@ -113,6 +113,11 @@ export function clearOutcome(root: ParentNode): void {
     input.removeAttribute('aria-describedby')
   }
   for (const message of root.querySelectorAll('.slot')) replace(message as HTMLElement)
+}
+
+/** The element of `root` with this id (ids here are the page's own: letters, digits and dashes). */
+export function byId(root: ParentNode, id: string): HTMLElement | null {
+  return root.querySelector<HTMLElement>(`#${CSS.escape(id)}`)
 }
 
 /** The place for the message about the form or button `at` (its id: `at-outcome`). */
