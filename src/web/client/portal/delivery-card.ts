@@ -1,9 +1,8 @@
-import type { ConfirmSpec } from '../lib/dialog.ts'
 import { field, h, type Child } from '../lib/dom.ts'
 import { addDays, formatDate } from '../lib/format.ts'
 import { slot } from './feedback.ts'
-import { preview } from './preview.ts'
-import type { Key, Subscription } from './portal.ts'
+import { asking, preview } from './preview.ts'
+import type { Key } from './portal.ts'
 import { card, type Change, type SubscriptionView } from './view.ts'
 
 /**
@@ -16,8 +15,7 @@ export function deliveryCard(view: SubscriptionView): HTMLElement {
   const sub = view.sub
   const ended = sub.state === 'canceled' || sub.state === 'inactive'
   const parts: Child[] = []
-  const ask = (title: Key, confirm: Key, danger = false) => (before: Subscription, after: Subscription): ConfirmSpec =>
-    ({ title: t(title), confirm: t(confirm), dismiss: t('portal.go_back'), details: preview(view.portal, before, after), danger })
+  const ask = (title: Key, confirm: Key): Change['confirm'] => asking(view.portal, t(title), t(confirm))
 
   if (sub.state === 'pending_cancellation') {
     const date = sub.actionable_date === null ? null : formatDate(sub.actionable_date, view.portal.page.language)
@@ -79,7 +77,7 @@ function button(view: SubscriptionView, id: string, text: string, kind: 'primary
     slot(id))
 }
 
-function pauseForm(view: SubscriptionView, confirm: ButtonChange['confirm']): HTMLElement {
+function pauseForm(view: SubscriptionView, confirm: Change['confirm']): HTMLElement {
   const { t, session } = view.portal
   const fields = { actionable_date: { input: 'pause-date', label: t('portal.pause_until') } }
   const submit = (e: Event): void => {

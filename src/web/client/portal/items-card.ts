@@ -1,9 +1,8 @@
-import type { ConfirmSpec } from '../lib/dialog.ts'
 import { field, h } from '../lib/dom.ts'
 import { itemName, linePrice } from './describe.ts'
 import { slot } from './feedback.ts'
-import { preview } from './preview.ts'
-import type { LineItem, Subscription } from './portal.ts'
+import { asking } from './preview.ts'
+import type { LineItem } from './portal.ts'
 import { card, type SubscriptionView } from './view.ts'
 
 /**
@@ -26,15 +25,13 @@ function line(view: SubscriptionView, li: LineItem): HTMLElement {
   const name = itemName(view.portal, li.subscribable_id)
   const at = `item-${li.id}`
   const nested = (entry: Record<string, unknown>) => ({ subscription: { line_items_attributes: [{ id: li.id, ...entry }] } })
-  const ask = (spec: Pick<ConfirmSpec, 'title' | 'confirm'>, danger = false) => (before: Subscription, after: Subscription): ConfirmSpec =>
-    ({ ...spec, dismiss: t('portal.go_back'), details: preview(view.portal, before, after), danger })
 
   const update = (e: Event): void => {
     e.preventDefault()
     const quantity = field(e.target as HTMLFormElement, 'quantity')
     view.change({
       at, card: 'items', done: 'portal.done.quantity',
-      fields: { quantity: { input: `quantity-${li.id}`, label: t('field.quantity') } },
+      fields: { quantity: { input: `quantity-${li.id}` } },
       send: async () => {
         await api.patch(`/api/v1/line_items/${li.id}`, { subscription_line_item: { quantity } })
         return undefined
@@ -47,13 +44,13 @@ function line(view: SubscriptionView, li: LineItem): HTMLElement {
     view.change({
       at, card: 'items', done: 'portal.done.swap',
       fields: { 'line_items.subscribable': { input: `swap-${li.id}` } },
-      confirm: ask({ title: t('portal.swap_title', { item: name, other: itemName(view.portal, Number(other)) }), confirm: t('portal.swap_confirm') }),
+      confirm: asking(view.portal, t('portal.swap_title', { item: name, other: itemName(view.portal, Number(other)) }), t('portal.swap_confirm')),
       send: (writes) => writes.patch(view.path(), nested({ subscribable_id: other })),
     })
   }
   const remove = (): void => view.change({
     at, card: 'items', done: 'portal.done.remove',
-    confirm: ask({ title: t('portal.remove_title', { item: name }), confirm: t('portal.remove_confirm') }, true),
+    confirm: asking(view.portal, t('portal.remove_title', { item: name }), t('portal.remove_confirm'), true),
     send: (writes) => writes.patch(view.path(), nested({ _destroy: true })),
   })
   const others = view.portal.session.catalogue.filter((c) => c.subscribable && c.id !== li.subscribable_id)
@@ -83,7 +80,7 @@ function addForm(view: SubscriptionView, choices: readonly { id: number; name: s
     view.change({
       at: 'add', card: 'items', done: 'portal.done.add',
       fields: {
-        quantity: { input: 'add-quantity', label: t('field.quantity') },
+        quantity: { input: 'add-quantity' },
         subscribable: { input: 'add-item' },
       },
       send: async () => {

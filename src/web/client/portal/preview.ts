@@ -1,3 +1,4 @@
+import type { ConfirmSpec } from '../lib/dialog.ts'
 import { h } from '../lib/dom.ts'
 import { frequency, itemsSummary, nextDelivery, totalText } from './describe.ts'
 import type { Key, Portal, Subscription } from './portal.ts'
@@ -20,4 +21,9 @@ export function preview(portal: Portal, before: Subscription, after: Subscriptio
   return h('div', { class: 'preview' },
     h('h3', null, t('portal.after_change')),
     h('dl', { class: 'facts' }, rows.map(([label, value]) => [h('dt', null, t(label)), h('dd', null, value)])))
+}
+
+/** A change's confirmation: its question and answer, "Go back", and what its dry run says it will do. */
+export function asking(portal: Portal, title: string, confirm: string, danger = false): (before: Subscription, after: Subscription) => ConfirmSpec {
+  return (before, after) => ({ title, confirm, dismiss: portal.t('portal.go_back'), details: preview(portal, before, after), danger })
 }

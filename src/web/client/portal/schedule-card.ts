@@ -1,6 +1,6 @@
 import { field, h } from '../lib/dom.ts'
 import { slot } from './feedback.ts'
-import { preview } from './preview.ts'
+import { asking } from './preview.ts'
 import { card, type SubscriptionView } from './view.ts'
 
 const UNITS = ['day', 'week', 'month', 'year'] as const
@@ -20,7 +20,7 @@ export function scheduleCard(view: SubscriptionView): HTMLElement {
     view.change({
       at: 'save-frequency', card: 'schedule', done: 'portal.done.frequency',
       fields: { interval_length: { input: 'interval-length' }, interval_units: { input: 'interval-units' } },
-      confirm: (before, after) => ({ title: t('portal.frequency_title'), confirm: t('portal.frequency_confirm'), dismiss: t('portal.go_back'), details: preview(view.portal, before, after) }),
+      confirm: asking(view.portal, t('portal.frequency_title'), t('portal.frequency_confirm')),
       send: (api) => api.patch(view.path(), { subscription: change }),
     })
   }
