@@ -111,6 +111,11 @@ const EN = {
   'portal.field.locale': 'Language',
   'portal.field.email_notifications': 'E-mails',
   'portal.field.one_time': 'Next delivery only',
+  'portal.email_settings': 'E-mail',
+  'portal.email_notifications': 'Send me e-mails about my deliveries (a reminder before each one, a failed payment, a cancellation)',
+  'portal.email_language': 'Language of my e-mails',
+  'portal.save_email_settings': 'Save e-mail settings',
+  'portal.done.email_settings': 'Your e-mail settings were saved.',
 } as const
 
 export type PortalKey = keyof typeof EN
@@ -225,6 +230,11 @@ const ES: Catalogue<PortalKey> = {
   'portal.field.locale': 'Idioma',
   'portal.field.email_notifications': 'Correos electrónicos',
   'portal.field.one_time': 'Solo en la próxima entrega',
+  'portal.email_settings': 'Correo electrónico',
+  'portal.email_notifications': 'Enviarme correos sobre mis entregas (un aviso antes de cada una, un pago fallido, una cancelación)',
+  'portal.email_language': 'Idioma de mis correos',
+  'portal.save_email_settings': 'Guardar la configuración de correo',
+  'portal.done.email_settings': 'Se guardó su configuración de correo.',
 }
 
 const FR: Catalogue<PortalKey> = {
@@ -337,6 +347,11 @@ const FR: Catalogue<PortalKey> = {
   'portal.field.locale': 'Langue',
   'portal.field.email_notifications': 'E-mails',
   'portal.field.one_time': 'Prochaine livraison seulement',
+  'portal.email_settings': 'E-mails',
+  'portal.email_notifications': "M'envoyer des e-mails sur mes livraisons (un rappel avant chacune, un paiement refusé, une résiliation)",
+  'portal.email_language': 'Langue de mes e-mails',
+  'portal.save_email_settings': 'Enregistrer les préférences e-mail',
+  'portal.done.email_settings': 'Vos préférences e-mail ont été enregistrées.',
 }
 
 const DE: Catalogue<PortalKey> = {
@@ -449,6 +464,11 @@ const DE: Catalogue<PortalKey> = {
   'portal.field.locale': 'Sprache',
   'portal.field.email_notifications': 'E-Mails',
   'portal.field.one_time': 'Nur nächste Lieferung',
+  'portal.email_settings': 'E-Mail',
+  'portal.email_notifications': 'E-Mails zu meinen Lieferungen senden (eine Erinnerung vor jeder Lieferung, eine fehlgeschlagene Zahlung, eine Kündigung)',
+  'portal.email_language': 'Sprache meiner E-Mails',
+  'portal.save_email_settings': 'E-Mail-Einstellungen speichern',
+  'portal.done.email_settings': 'Ihre E-Mail-Einstellungen wurden gespeichert.',
 }
 
 export const PORTAL_STRINGS: Readonly<Record<Language, Catalogue<PortalKey>>> = { en: EN, es: ES, fr: FR, de: DE }
