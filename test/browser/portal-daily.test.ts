@@ -9,7 +9,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { portalLink, startHarness, type Page } from './harness.ts'
-import { SIZES, admin, apiView, axe, customer, focused, inView, notice, seedCatalog, seedCustomer } from './portal-shop.ts'
+import { SIZES, admin, apiView, axe, customer, focused, inView, notice, screenshotOf, seedCatalog, seedCustomer } from './portal-shop.ts'
 import { createSubscription } from '../helpers/server.ts'
 import { testSql } from '../helpers/rows.ts'
 import { processAsOf } from '../processing/helpers.ts'
@@ -119,11 +119,14 @@ test('deliveries: the planned one, those being prepared or retried, and past one
     const past = await deliveries.locator('ul').nth(1).getByRole('listitem').allInnerTexts()
     const flat = (texts: string[]) => texts.map((s) => s.replace(/\s+/g, ' ').trim())
     assert.deepEqual(flat(upcoming).map((s) => s.replace(/Próximo intento el .*/, 'Próximo intento el …')), [
-      '25 de diciembre de 2026 Prevista Coffee beans 1 kg × 2',
-      '25 de noviembre de 2026 En preparación Coffee beans 1 kg × 2',
-      '25 de octubre de 2026 Retrasada, se reintentará Coffee beans 1 kg × 2 Próximo intento el …',
+      '25 de diciembre de 2026 Prevista Coffee beans 1 kg × 2 22,50 US$ (Ahorra 2,50 US$) a los precios actuales',
+      '25 de noviembre de 2026 En preparación Coffee beans 1 kg × 2 22,50 US$ (Ahorra 2,50 US$)',
+      '25 de octubre de 2026 Retrasada, se reintentará Coffee beans 1 kg × 2 22,50 US$ (Ahorra 2,50 US$) Próximo intento el …',
     ])
-    assert.deepEqual(flat(past), ['25 de septiembre de 2026 No enviada Coffee beans 1 kg × 2', '25 de agosto de 2026 Enviada Coffee beans 1 kg × 2'])
+    assert.deepEqual(flat(past), [
+      '25 de septiembre de 2026 No enviada Coffee beans 1 kg × 2 22,50 US$ (Ahorra 2,50 US$)',
+      '25 de agosto de 2026 Enviada Coffee beans 1 kg × 2 22,50 US$ (Ahorra 2,50 US$)',
+    ])
     // No state is left in the API's words.
     const text = await page.locator('main').innerText()
     for (const raw of ['pending', 'retrying', 'fulfilled', 'abandoned']) assert.ok(!text.includes(raw), `the page says "${raw}"`)
@@ -177,6 +180,7 @@ test('a message stands beside its form, takes the focus and marks the field; fie
     assert.equal(await quantity.getAttribute('aria-describedby'), `item-${item}-outcome-message`)
     assert.equal(await quantity.inputValue(), '0')
     await axe(t, page, `refused quantity (${size.name})`)
+    if (size.name === 'phone') await screenshotOf(page, 'portal-refused-phone')
 
     // Fixed, the mark goes; a skip limit's refusal (from the preview's dry run) is the API's sentence, not "successive_skip_count: …".
     await quantity.fill('3')
@@ -266,6 +270,121 @@ test('a refusal caused elsewhere (the subscription canceled in another tab) show
       assert.deepEqual([api.sub.state, api.events.at(-1)], ['canceled', 'subscription.canceled'])
       await axe(t, page, `refused after a change elsewhere: ${attempt.what} (${size.name})`)
     }
+    assert.deepEqual(problems, [])
+  }
+})
+
+test("prices (C16): each line's price and the next delivery's total, following the catalog; a delivery keeps the total it froze; in German on the phone", async (t) => {
+  const h = await startHarness(t)
+  const coffee = await admin(h.server, 'POST', '/subscribables', { subscribable: { sku: 'COF-1KG', name: 'Coffee beans 1 kg', prices: { USD: '12.50', EUR: '11.90' }, discount_percent: '10' } })
+  const filters = await admin(h.server, 'POST', '/subscribables', { subscribable: { sku: 'FLT-100', name: 'Paper filters', prices: { USD: '3.00' } } })
+  await admin(h.server, 'POST', '/subscribables', { subscribable: { sku: 'TEA-SEC', name: 'Secret Oolong' } }) // no price yet
+  const user = await customer(h.server, 'erin@example.com')
+  const sub = await createSubscription(h.server, user.key, {
+    actionable_date: '2026-12-10', interval_units: 'month',
+    line_items_attributes: [{ subscribable_id: coffee.id, quantity: 2 }, { subscribable_id: filters.id, quantity: 1 }],
+  })
+  // A second plan due today, processed: its installment freezes 2 × 12.50 − 10 % = 22.50.
+  const due = await admin(h.server, 'POST', '/subscriptions', { subscription: {
+    user_id: user.id, interval_length: 1, interval_units: 'month', actionable_date: '2026-11-25', line_items_attributes: [{ subscribable_id: coffee.id, quantity: 2 }],
+  } })
+  await processAsOf(h.server, '2026-11-25')
+
+  const { page, problems } = await h.newPage({ viewport: SIZES[0] })
+  await page.goto(await portalLink(h.server, user.id))
+  const card = page.getByRole('article').filter({ hasText: `Subscription #${sub.id}` })
+  await card.getByText('$25.50 (You save $2.50)').waitFor()
+  await page.goto(`${h.server.url}/portal/#/subscriptions/${sub.id}`)
+  await page.getByRole('heading', { name: `Subscription #${sub.id}` }).waitFor()
+  assert.equal(await page.locator('#next-total').textContent(), '$25.50 (You save $2.50)')
+  const items = page.getByRole('region', { name: 'Items' })
+  await items.getByText('2 × $12.50, 10% off = $22.50').waitFor()
+  await items.getByText('1 × $3.00 = $3.00').waitFor()
+  // The API's own figures, the same.
+  let api = await apiView(h.server, user.key, sub.id)
+  assert.deepEqual([api.sub.subtotal, api.sub.discount_total, api.sub.total], ['28.00', '2.50', '25.50'])
+
+  // A new quantity shows its line and the total at once.
+  await page.getByLabel('Quantity of Paper filters', { exact: true }).fill('3')
+  await page.getByRole('button', { name: 'Update quantity of Paper filters' }).click()
+  await notice(page, 'The quantity was changed.')
+  await items.getByText('3 × $3.00 = $9.00').waitFor()
+  assert.equal(await page.locator('#next-total').textContent(), '$31.50 (You save $2.50)')
+  await page.getByRole('region', { name: 'Deliveries' }).getByText("$31.50 (You save $2.50) at today's prices").waitFor()
+
+  // A swap's preview tells the new total before the customer agrees; an item without a price leaves no total to tell.
+  await page.getByLabel('Swap Paper filters for').selectOption({ label: 'Secret Oolong' })
+  await page.getByRole('button', { name: 'Swap Paper filters' }).click()
+  const swap = page.getByRole('dialog', { name: 'Swap Paper filters for Secret Oolong?' })
+  await swap.getByText('Coffee beans 1 kg × 2, Secret Oolong × 3').waitFor()
+  assert.equal(await swap.getByText('Next delivery total').count(), 0)
+  await swap.getByRole('button', { name: 'Go back' }).click()
+  await swap.waitFor({ state: 'detached' })
+  assert.equal((await apiView(h.server, user.key, sub.id)).sub.total, '31.50')
+
+  // The shop raises the price: the subscription follows it, the installment keeps what it froze.
+  await admin(h.server, 'PATCH', `/subscribables/${coffee.id}`, { subscribable: { prices: { USD: '14.00' } } })
+  await page.goto(`${h.server.url}/portal/#/subscriptions/${due.id}`)
+  await page.getByRole('heading', { name: `Subscription #${due.id}` }).waitFor()
+  assert.equal(await page.locator('#next-total').textContent(), '$25.20 (You save $2.80)')
+  const deliveries = page.getByRole('region', { name: 'Deliveries' })
+  await deliveries.getByRole('listitem').filter({ hasText: 'December 25, 2026' }).getByText("$25.20 (You save $2.80) at today's prices").waitFor()
+  await deliveries.getByRole('listitem').filter({ hasText: 'November 25, 2026' }).getByText('$22.50 (You save $2.50)', { exact: true }).waitFor()
+  await screenshotOf(deliveries, 'portal-deliveries')
+  await axe(t, page, 'prices and frozen totals')
+  assert.deepEqual(problems, [])
+
+  // In German on a phone: the language's way of writing money.
+  const phone = await h.newPage({ viewport: SIZES[1], locale: 'de-DE' })
+  await phone.page.goto(await portalLink(h.server, user.id))
+  await phone.page.goto(`${h.server.url}/portal/#/subscriptions/${sub.id}`)
+  await phone.page.getByRole('heading', { name: `Abonnement Nr. ${sub.id}` }).waitFor()
+  assert.equal((await phone.page.locator('#next-total').textContent())?.replace(/\s/g, ' '), '34,20 $ (Sie sparen 2,80 $)')
+  await phone.page.getByText(/^2 × 14,00\s\$, 10\s%\sRabatt = 25,20\s\$$/).waitFor() // Intl's no-break spaces
+  await axe(t, phone.page, 'prices (de, phone)')
+  await fits(phone.page)
+  assert.deepEqual(phone.problems, [])
+  api = await apiView(h.server, user.key, sub.id)
+  assert.equal(api.sub.total, '34.20')
+})
+
+test('e-mail settings (C17): the customer turns e-mails off and picks a language; the answer is said beside the form; a refused value is marked', async (t) => {
+  const h = await startHarness(t)
+  for (const size of SIZES) {
+    const user = await customer(h.server, `${size.name}@example.com`)
+    const { page, problems } = await h.newPage({ viewport: size })
+    await page.goto(await portalLink(h.server, user.id))
+    const settings = page.getByRole('region', { name: 'E-mail' })
+    await settings.waitFor()
+    const box = page.getByLabel('Send me e-mails about my deliveries (a reminder before each one, a failed payment, a cancellation)')
+    assert.equal(await box.isChecked(), true)
+    await box.uncheck()
+    await page.getByLabel('Language of my e-mails').selectOption('de')
+    await page.getByRole('button', { name: 'Save e-mail settings' }).click()
+    await page.locator('#save-email-settings-outcome [role="status"]').filter({ hasText: 'Your e-mail settings were saved.' }).waitFor()
+    assert.equal((await focused(page)).id, 'save-email-settings-outcome-message')
+    const shown = await admin(h.server, 'GET', `/users/${user.id}`)
+    assert.deepEqual([shown.email_notifications, shown.locale], [false, 'de'])
+    // Saved again as it is: said so.
+    await page.getByRole('button', { name: 'Save e-mail settings' }).click()
+    await page.locator('#save-email-settings-outcome [role="status"]').filter({ hasText: 'Nothing was changed.' }).waitFor()
+    await axe(t, page, `e-mail settings saved (${size.name})`)
+
+    // A language the API does not know (a page of an older version could offer one): its 422 beside the form, the field marked.
+    await page.evaluate(() => {
+      const doc = (globalThis as any).document
+      const option = doc.createElement('option')
+      option.value = 'it'
+      option.textContent = 'Italiano'
+      doc.getElementById('email-locale').append(option)
+    })
+    await page.getByLabel('Language of my e-mails').selectOption('it')
+    await page.getByRole('button', { name: 'Save e-mail settings' }).click()
+    await page.locator('#save-email-settings-outcome [role="alert"]').filter({ hasText: 'Language: is not included in the list' }).waitFor()
+    assert.equal(await page.getByLabel('Language of my e-mails').getAttribute('aria-invalid'), 'true')
+    assert.equal((await focused(page)).id, 'save-email-settings-outcome-message')
+    assert.equal((await admin(h.server, 'GET', `/users/${user.id}`)).locale, 'de')
+    await axe(t, page, `e-mail settings refused (${size.name})`)
     assert.deepEqual(problems, [])
   }
 })

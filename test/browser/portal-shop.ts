@@ -5,7 +5,10 @@
  */
 import type { TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import { ADMIN_TOKEN, checkAccessibility, type Page, type TestServer } from './harness.ts'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Locator } from 'playwright-core'
+import { ADMIN_TOKEN, SCREENSHOTS, checkAccessibility, type Page, type TestServer } from './harness.ts'
 import { createSubscription } from '../helpers/server.ts'
 
 /** The two sizes every portal flow is tried at (C18): a desktop and a phone. */
@@ -25,11 +28,11 @@ export async function customer(server: TestServer, email: string): Promise<{ id:
   return { id: user.id, key: (await admin(server, 'POST', `/users/${user.id}/api_keys`)).key }
 }
 
-/** The catalogue: coffee, filters and a tea (once per server). */
+/** The catalogue, priced (C16): coffee with 10 % subscribe-and-save, filters and a tea (once per server). */
 export async function seedCatalog(server: TestServer) {
-  const coffee = await admin(server, 'POST', '/subscribables', { subscribable: { sku: 'COF-1KG', name: 'Coffee beans 1 kg' } })
-  const filters = await admin(server, 'POST', '/subscribables', { subscribable: { sku: 'FLT-100', name: 'Paper filters' } })
-  const tea = await admin(server, 'POST', '/subscribables', { subscribable: { sku: 'TEA-SEC', name: 'Secret Oolong' } })
+  const coffee = await admin(server, 'POST', '/subscribables', { subscribable: { sku: 'COF-1KG', name: 'Coffee beans 1 kg', prices: { USD: '12.50' }, discount_percent: '10' } })
+  const filters = await admin(server, 'POST', '/subscribables', { subscribable: { sku: 'FLT-100', name: 'Paper filters', prices: { USD: '3.00' } } })
+  const tea = await admin(server, 'POST', '/subscribables', { subscribable: { sku: 'TEA-SEC', name: 'Secret Oolong', prices: { USD: '8.00' } } })
   return { coffee, filters, tea }
 }
 
@@ -73,4 +76,10 @@ export async function inView(page: Page, selector: string): Promise<boolean> {
   const box = await page.locator(selector).boundingBox()
   const size = page.viewportSize()
   return box !== null && size !== null && box.y >= 0 && box.y + box.height <= size.height
+}
+
+/** A screenshot (`docs/console/<name>.png`) of what the window shows, or of one part of the page, where a whole page would say less. */
+export async function screenshotOf(what: Page | Locator, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  await what.screenshot({ path: join(SCREENSHOTS, `${name}.png`) })
 }

@@ -3,12 +3,13 @@
  * one-time link and manages a subscription while the API shows each change and its event; used
  * and expired links are refused; another customer's subscription typed into the URL shows
  * nothing; a cross-site form post is refused for want of the CSRF token; axe finds nothing
- * serious on any page; screenshots docs/console/portal-list.png and portal-after-skip.png.
+ * serious on any page; screenshots docs/console/portal-list.png, portal-after-skip.png,
+ * portal-preview.png and portal-narrow.png.
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { TODAY, portalLink, screenshot, startHarness, startOtherOrigin, type TestServer } from './harness.ts'
-import { admin, apiView, axe, customer, notice, seedCatalog } from './portal-shop.ts'
+import { admin, apiView, axe, customer, notice, screenshotOf, seedCatalog } from './portal-shop.ts'
 import { createSubscription } from '../helpers/server.ts'
 import { sqliteOf } from '../helpers/store.ts'
 import { sha256 } from '../../src/api/shared/auth.ts'
@@ -77,6 +78,7 @@ test('a customer opens a portal link, skips, pauses until a date, resumes, chang
   const resumeDialog = page.getByRole('dialog', { name: 'Resume this subscription now?' })
   await resumeDialog.getByRole('definition').filter({ hasText: 'November 26, 2026' }).waitFor()
   await axe(t, page, 'portal resume preview')
+  await screenshotOf(page, 'portal-preview')
   api = await apiView(h.server, alice.key, sub.id)
   assert.deepEqual([api.sub.paused, api.events.at(-1)], [true, 'subscription.paused'])
   await resumeDialog.getByRole('button', { name: 'Yes, resume it' }).click()

@@ -33,7 +33,9 @@ export async function showList(portal: Portal): Promise<void> {
         total === undefined ? null : [h('dt', null, t('portal.next_total')), h('dd', null, total)]),
       h('a', { class: 'button secondary', href: `#/subscriptions/${sub.id}` }, t('portal.manage', { id: sub.id })))
   })
-  replace(page.main, heading, cards.length === 0 ? h('p', null, t('portal.empty')) : h('div', { class: 'grid' }, cards), emailSettings(portal))
+  replace(page.main, heading, cards.length === 0 ? h('p', null, t('portal.empty')) : h('div', { class: 'grid' }, cards),
+    // A customer the shop knows no address of gets no mail (C17): nothing to set.
+    portal.session.user.email === null ? null : emailSettings(portal))
 }
 
 /** The customer API pages by 100 at most (C3); a customer with more gets them all. */
