@@ -50,9 +50,9 @@ test('SIGINT during process: the batch in hand is finished, one line says how fa
   assert.equal(Number(row?.['n']), 0)
 })
 
-test('--help and the exit statuses name 130 for an interrupted run', async () => {
-  const help = (await runCli(['--help'])).stdout.join('\n')
-  assert.match(help, /^ {2}130 {2}a `process` run stopped by SIGINT \(Ctrl-C\) or SIGTERM/m)
+test('process --help names exit status 130 for an interrupted run', async () => {
+  const help = (await runCli(['process', '--help'])).stdout.join('\n')
+  assert.match(help, /^ {2}130 {2}stopped by SIGINT \(Ctrl-C\) or SIGTERM once the batch in hand was done/m)
 })
 
 async function until(check: () => boolean): Promise<void> {
