@@ -15,7 +15,7 @@ export class ConfigError extends Error {
 }
 
 type Kind = 'db' | 'string' | 'host' | 'port' | 'count' | 'positive' | 'optional_count' | 'bool' | 'date' | 'zone' | 'currency' | 'sync' | 'log' | 'origins'
-  | 'shop_name' | 'logo_url' | 'accent' | 'public_url' | 'smtp_url' | 'mail_from' | 'locale' | 'file'
+  | 'shop_name' | 'logo_url' | 'accent' | 'public_url' | 'web_url' | 'smtp_url' | 'mail_from' | 'locale' | 'file'
 
 interface OptionSpec {
   readonly key: keyof Config
@@ -71,6 +71,8 @@ export interface Config {
   readonly shopAccent: string
   /** The origin customers reach this server at (`https://portal.shop.example`): portal links start with it. */
   readonly publicUrl: string | undefined
+  /** The shop's site (`https://shop.example/account`): where the portal's 410 page leads when its link has no return_url (C18). */
+  readonly shopUrl: string | undefined
   /** Days before a delivery its `subscription.upcoming` event is written (C17); 0: never. */
   readonly upcomingDays: number
   /** `smtp://[user:pass@]host:port` or `smtps://…`: customers get e-mail when set (C17). Holds a password: never shown. */
@@ -127,6 +129,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'shopLogoUrl', flag: 'shop-logo-url', env: 'REPLENISH_SHOP_LOGO_URL', kind: 'logo_url', fallback: undefined, help: 'logo shown beside the shop name: an https:// URL or a path on this server (unset: none)' },
   { key: 'shopAccent', flag: 'shop-accent', env: 'REPLENISH_SHOP_ACCENT', kind: 'accent', fallback: '#1d4ed8', help: 'accent colour of the console and portal, #rrggbb with a contrast of at least 4.5:1 on white' },
   { key: 'publicUrl', flag: 'public-url', env: 'REPLENISH_PUBLIC_URL', kind: 'public_url', fallback: undefined, help: 'origin customers use to reach this server (https://portal.shop.example); portal links start with it (unset: the host the request was sent to; required with REPLENISH_SMTP_URL)' },
+  { key: 'shopUrl', flag: 'shop-url', env: 'REPLENISH_SHOP_URL', kind: 'web_url', fallback: undefined, help: 'the shop\'s site (https://shop.example/account): a used or expired portal link\'s page leads there when the link has no return_url (unset: no link)' },
   { key: 'upcomingDays', flag: 'upcoming-days', env: 'REPLENISH_UPCOMING_DAYS', kind: 'count', fallback: '3', help: 'days before a delivery the processor writes its subscription.upcoming event (and the upcoming mail goes out); 0: never' },
   { key: 'smtpUrl', flag: 'smtp-url', env: 'REPLENISH_SMTP_URL', kind: 'smtp_url', fallback: undefined, help: 'smtp://user:password@host:587 (STARTTLS when offered) or smtps://…:465: customers get e-mail (docs/email.md); environment only, it holds a password (unset: no e-mail)', envOnly: true },
   { key: 'smtpTlsInsecure', flag: 'smtp-tls-insecure', env: 'REPLENISH_SMTP_TLS_INSECURE', kind: 'bool', fallback: '0', help: '1: accept the SMTP server\'s certificate unchecked (a test server\'s self-signed one; never in production)' },
@@ -244,6 +247,8 @@ function convert(kind: Kind, raw: string, source: string): unknown {
       return accentColour(raw) ?? fail(accentProblem(raw))
     case 'public_url':
       return publicBase(raw) ?? fail('expected an origin such as https://shop.example: http:// or https://, a host and an optional port, with no path')
+    case 'web_url':
+      return isWebUrl(raw) ? raw : fail('expected an http:// or https:// URL such as https://shop.example/account, without a user or password')
     case 'smtp_url':
       // Never echoed: the URL holds the password.
       if (validSmtpUrl(raw)) return raw
@@ -261,6 +266,16 @@ function convert(kind: Kind, raw: string, source: string): unknown {
         if (err instanceof ConfigError) throw err
         return fail('expected a file this user can read')
       }
+  }
+}
+
+/** A link the pages may offer: http(s) only, never `javascript:`, no credentials (a portal session's return_url, REPLENISH_SHOP_URL). */
+export function isWebUrl(s: string): boolean {
+  try {
+    const url = new URL(s)
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === ''
+  } catch {
+    return false
   }
 }
 

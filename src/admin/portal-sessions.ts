@@ -8,6 +8,7 @@ import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { optionalRoot } from '../api/shared/params.ts'
 import { changeFound } from './change-found.ts'
 import { check, optionalString } from './input.ts'
+import { isWebUrl } from '../config.ts'
 
 /** A link is good for an hour (C14), once. */
 const LINK_LIFETIME_MS = 3_600_000
@@ -47,16 +48,6 @@ export async function createPortalLink(tx: Tx, userId: number, returnUrl: string
 /** Links and sessions dead for a day go (kept that long for a support question). */
 export function prunePortalLinks(tx: Tx, nowMs: number): Promise<void> {
   return tx.portal.pruneExpired(new Date(nowMs - KEEP_EXPIRED_MS).toISOString())
-}
-
-/** "Back to the shop" is a link on the portal's pages: http(s) only, never `javascript:`. */
-function isWebUrl(s: string): boolean {
-  try {
-    const url = new URL(s)
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === ''
-  } catch {
-    return false
-  }
 }
 
 /**

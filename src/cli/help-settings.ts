@@ -46,6 +46,7 @@ export const SETTINGS_PAGE: Readonly<Record<string, HelpPage>> = {
   REPLENISH_SHOP_LOGO_URL: 'serve',
   REPLENISH_SHOP_ACCENT: 'serve',
   REPLENISH_PUBLIC_URL: 'serve',
+  REPLENISH_SHOP_URL: 'serve',
   // Customers' mails (C17, docs/email.md): serve sends them; process queues those of its events.
   REPLENISH_UPCOMING_DAYS: 'serve',
   REPLENISH_SMTP_URL: 'serve',

@@ -61,6 +61,12 @@ export const MESSAGES = {
     fr: 'impossible de sauter un abonnement annulé ou inactif',
     de: 'ein gekündigtes oder inaktives Abonnement kann nicht übersprungen werden',
   },
+  cannot_date_ended: {
+    en: 'cannot be set on a subscription which is canceled or inactive',
+    es: 'no se puede fijar en una suscripción cancelada o inactiva',
+    fr: 'ne peut pas être fixée pour un abonnement annulé ou inactif',
+    de: 'kann für ein gekündigtes oder inaktives Abonnement nicht festgelegt werden',
+  },
   cannot_pause: {
     en: 'cannot pause/resume a subscription which is not active',
     es: 'no se puede pausar/reanudar una suscripción que no está activa',

@@ -227,7 +227,12 @@ export function validateUpdate(sub: Subscription, attrs: Record<string, unknown>
   if (attrs['interval_units'] !== undefined && attrs['interval_length'] === undefined && units && sub.interval_length > MAX_INTERVAL[units]) {
     errors.add('interval_length', 'less_than_or_equal_to', MAX_INTERVAL[units])
   }
-  const explicitDate = given(attrs['actionable_date']) ? readActionableDate(attrs['actionable_date'], ctx, errors) : undefined
+  const ended = sub.state === 'canceled' || sub.state === 'inactive'
+  // A subscription that will not act has no date (C3): setting one is refused, not ignored, so a
+  // client is told that nothing changed (docs/decisions.md, "Dates"); activate gives it one.
+  const explicitDate = !given(attrs['actionable_date'])
+    ? undefined
+    : ended ? errors.add('actionable_date', 'cannot_date_ended') : readActionableDate(attrs['actionable_date'], ctx, errors)
   const endDate = attrs['end_date'] === undefined ? undefined : readEndDate(attrs['end_date'], ctx.today, errors)
   const payment = readPayment(attrs, ctx, errors, sub.payment_method_id !== null || sub.payment_source_id !== null)
   const shipping = readAddress(attrs['shipping_address_attributes'], 'shipping_address', sub.shipping_address, errors)
@@ -268,7 +273,7 @@ export function validateUpdate(sub: Subscription, attrs: Record<string, unknown>
       patch.anchor_day = next < ctx.today ? dayOf(ctx.today) : dayOf(base)
     }
   }
-  if (explicitDate !== undefined && sub.state !== 'canceled' && sub.state !== 'inactive' && explicitDate !== sub.actionable_date) {
+  if (explicitDate !== undefined && explicitDate !== sub.actionable_date) {
     patch.actionable_date = explicitDate
     patch.anchor_day = dayOf(explicitDate)
     changes.add('other')

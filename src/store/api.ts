@@ -493,6 +493,11 @@ export interface PortalSession {
 export interface PortalReads {
   /** The session, unless it expired before `now` or its user was erased. */
   sessionByHash(sessionHash: string, now: string): Promise<PortalSession | undefined>
+  /**
+   * Where a link leads back to, used or expired alike (C18: the 410 page links there): its
+   * `return_url`, or null when it has none, is unknown (pruned a day after expiry) or its user was erased.
+   */
+  returnUrlOfLink(tokenHash: string): Promise<string | null>
 }
 
 /** Ids `after` < id <= `upto`: a range of rows the dashboard's tallies read at a time. */

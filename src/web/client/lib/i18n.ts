@@ -79,6 +79,7 @@ const EN = {
   'shell.portal_title': 'Your subscriptions',
   'gone.title': 'This link can no longer be used',
   'gone.body': 'Portal links work once, for one hour. Ask the shop to send you a new one.',
+  'gone.back_to_shop': 'Back to the shop',
 } as const
 
 export type SharedKey = keyof typeof EN
@@ -154,6 +155,7 @@ const ES: Catalogue<SharedKey> = {
   'shell.portal_title': 'Sus suscripciones',
   'gone.title': 'Este enlace ya no se puede usar',
   'gone.body': 'Los enlaces del portal funcionan una sola vez, durante una hora. Pida a la tienda que le envíe uno nuevo.',
+  'gone.back_to_shop': 'Volver a la tienda',
 }
 
 const FR: Catalogue<SharedKey> = {
@@ -226,6 +228,7 @@ const FR: Catalogue<SharedKey> = {
   'shell.portal_title': 'Vos abonnements',
   'gone.title': 'Ce lien ne peut plus être utilisé',
   'gone.body': "Les liens du portail fonctionnent une seule fois, pendant une heure. Demandez-en un nouveau à la boutique.",
+  'gone.back_to_shop': 'Retour à la boutique',
 }
 
 const DE: Catalogue<SharedKey> = {
@@ -298,6 +301,7 @@ const DE: Catalogue<SharedKey> = {
   'shell.portal_title': 'Ihre Abonnements',
   'gone.title': 'Dieser Link kann nicht mehr verwendet werden',
   'gone.body': 'Portal-Links funktionieren einmal, eine Stunde lang. Bitten Sie den Shop um einen neuen Link.',
+  'gone.back_to_shop': 'Zurück zum Shop',
 }
 
 export const SHARED: Readonly<Record<Language, Catalogue<SharedKey>>> = { en: EN, es: ES, fr: FR, de: DE }
