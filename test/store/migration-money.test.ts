@@ -19,6 +19,9 @@ test('migration 10 on a shop: no prices, old installments without money, the mon
   migrate(db, MIGRATIONS.filter((m) => m.version <= 9))
   db.exec(SHOP_BEFORE_MONEY)
   assert.deepEqual(migrate(db, MIGRATIONS.filter((m) => m.version <= 10)), { from: 9, to: 10 })
+  // The repositories are written for the schema as it is now: the later migrations (which touch
+  // neither prices nor installments' money) come before they read what migration 10 left.
+  migrate(db)
 
   const item = catalogStore(db).findSubscribable(1)
   assert.deepEqual([item?.prices, item?.discount_percent], [{}, '0'])
