@@ -54,15 +54,18 @@ export type ParamRule =
   | { readonly kind: 'id' }
   | { readonly kind: 'date' }
   | { readonly kind: 'text' }
+  | { readonly kind: 'boolean' }
   | { readonly kind: 'one_of'; readonly values: readonly string[] }
 
 // Literal types (not widened to ParamRule), so a list's filters come back as number or string.
 export const ID_PARAM = { kind: 'id' } as const satisfies ParamRule
 export const DATE_PARAM = { kind: 'date' } as const satisfies ParamRule
 export const TEXT_PARAM = { kind: 'text' } as const satisfies ParamRule
+/** `true` or `false`, written so; anything else is a 422 (C18 `paused`). */
+export const BOOLEAN_PARAM = { kind: 'boolean' } as const satisfies ParamRule
 export const oneOf = (values: readonly string[]) => ({ kind: 'one_of', values }) as const satisfies ParamRule
 
-type ParamValue<R extends ParamRule> = R extends { kind: 'id' } ? number : string
+type ParamValue<R extends ParamRule> = R extends { kind: 'id' } ? number : R extends { kind: 'boolean' } ? boolean : string
 
 export type ListQuery<S extends Record<string, ParamRule>> = {
   readonly after: number
@@ -78,7 +81,7 @@ function integerParam(raw: string, name: string, errors: FieldErrors): number | 
   return Number(raw)
 }
 
-function readParam(raw: string, name: string, rule: ParamRule, errors: FieldErrors): number | string | undefined {
+function readParam(raw: string, name: string, rule: ParamRule, errors: FieldErrors): number | string | boolean | undefined {
   switch (rule.kind) {
     case 'id': {
       const n = integerParam(raw, name, errors)
@@ -86,10 +89,13 @@ function readParam(raw: string, name: string, rule: ParamRule, errors: FieldErro
     }
     case 'date':
       return isDate(raw) ? raw : errors.add(name, 'invalid_date')
+    case 'boolean':
+      return raw === 'true' ? true : raw === 'false' ? false : errors.add(name, 'inclusion')
     case 'one_of':
       return rule.values.includes(raw) ? raw : errors.add(name, 'inclusion')
     case 'text':
-      return raw
+      // No stored text holds a NUL, and PostgreSQL refuses to be sent one (a 500 otherwise).
+      return raw.includes('\u0000') ? errors.add(name, 'invalid') : raw
   }
 }
 
@@ -101,6 +107,19 @@ function readParam(raw: string, name: string, rule: ParamRule, errors: FieldErro
  * empty value counts as absent: an HTML form sends its blank fields as `name=`.
  */
 export function readListQuery<S extends Record<string, ParamRule>>(query: URLSearchParams, filters: S): ListQuery<S> {
+  return readQuery(query, filters, true) as ListQuery<S>
+}
+
+/**
+ * The query of an export (C18): the list's `after` and filters, read as strictly as the list
+ * reads them. No `limit`: an export is every row from `after` on, so `limit` is no parameter of
+ * it (ignored, as any unknown name is).
+ */
+export function readExportQuery<S extends Record<string, ParamRule>>(query: URLSearchParams, filters: S): Omit<ListQuery<S>, 'limit'> {
+  return readQuery(query, filters, false)
+}
+
+function readQuery<S extends Record<string, ParamRule>>(query: URLSearchParams, filters: S, paged: boolean): Omit<ListQuery<S>, 'limit'> & { limit?: number } {
   const errors = new FieldErrors()
   const given = (name: string): string | undefined => {
     const raw = query.get(name)
@@ -109,14 +128,14 @@ export function readListQuery<S extends Record<string, ParamRule>>(query: URLSea
   const afterRaw = given('after')
   let after = afterRaw === undefined ? 0 : integerParam(afterRaw, 'after', errors)
   if (after !== undefined && after < 0) after = errors.add('after', 'greater_than_or_equal_to_0')
-  const limitRaw = given('limit')
+  const limitRaw = paged ? given('limit') : undefined
   let limit = limitRaw === undefined ? DEFAULT_LIMIT : integerParam(limitRaw, 'limit', errors)
   if (limit !== undefined && (limit < 1 || limit > MAX_LIMIT)) limit = errors.add('limit', 'between_1_and', MAX_LIMIT)
-  const out: Record<string, number | string | undefined> = {}
+  const out: Record<string, number | string | boolean | undefined> = {}
   for (const [name, rule] of Object.entries(filters)) {
     const raw = given(name)
     out[name] = raw === undefined ? undefined : readParam(raw, name, rule, errors)
   }
   check(errors)
-  return { ...out, after: after as number, limit: limit as number } as ListQuery<S>
+  return { ...out, after: after as number, ...(paged ? { limit: limit as number } : {}) } as Omit<ListQuery<S>, 'limit'> & { limit?: number }
 }

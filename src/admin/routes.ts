@@ -16,6 +16,7 @@ import { showCurrentAdminToken } from './current-token.ts'
 import { listSubscriptionEvents } from './subscription-events.ts'
 import * as sw from './subscription-writes.ts'
 import { eraseUser } from './user-erase.ts'
+import * as x from './exports.ts'
 
 const A = '/admin/api/v1'
 
@@ -75,5 +76,8 @@ export function adminRoutes(app: App): Route[] {
     ['GET', `${A}/overview`, r(showOverview)],
     ['DELETE', `${A}/admin_tokens/:id`, r(t.revokeAdminToken)],
     ['POST', `${A}/imports`, r(importRecords), importRouteOptions(app)],
+    ['GET', `${A}/exports/subscriptions.csv`, r(x.exportSubscriptions)],
+    ['GET', `${A}/exports/users.csv`, r(x.exportUsers)],
+    ['GET', `${A}/exports/installments.csv`, r(x.exportInstallments)],
   ]
 }

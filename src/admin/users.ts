@@ -5,7 +5,8 @@ import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin, sha256 } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { cursorBody, parseId, rootObject } from '../api/shared/params.ts'
-import type { ApiKeyRecord, Tx } from '../store/api.ts'
+import type { ApiKeyRecord, Tx, UserFilter } from '../store/api.ts'
+import { prefixRange } from '../domain/search.ts'
 import { changeFound } from './change-found.ts'
 import { TEXT_PARAM, check, optionalString, readListQuery, requiredString } from './input.ts'
 
@@ -58,10 +59,18 @@ export const updateUser = (app: App): ApiHandler =>
     return ok(await tx.accounts.updateUser(user.id, email ?? null, externalId))
   })
 
+/** The filters of `GET /users` and of its export (C13, C18). */
+export const USER_FILTERS = { email: TEXT_PARAM, external_id: TEXT_PARAM, q: TEXT_PARAM }
+
+/** The store's filter for a query read with USER_FILTERS; `q` is a prefix (src/domain/search.ts). */
+export function userFilter(q: { email?: string | undefined; external_id?: string | undefined; q?: string | undefined }): UserFilter {
+  return { email: q.email, externalId: q.external_id, prefix: q.q === undefined ? undefined : prefixRange(q.q) }
+}
+
 export const listUsers = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
-  const q = readListQuery(ctx.query, { email: TEXT_PARAM, external_id: TEXT_PARAM })
-  const users = await app.store.accounts.listUsers(q.after, q.limit + 1, { email: q.email, externalId: q.external_id })
+  const q = readListQuery(ctx.query, USER_FILTERS)
+  const users = await app.store.accounts.listUsers(q.after, q.limit + 1, userFilter(q))
   return ok(cursorBody('users', users, q.limit, (u) => u))
 }
 

@@ -130,20 +130,31 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
         ? { status: timedOut.has(req.socket) ? 408 : 499, body: null }
         : errorReply(err, requestId, options.logError, outages)
     }
+    let status = reply.status
     if (!res.headersSent && !res.destroyed) {
+      const acceptEncoding = req.headers['accept-encoding']
       try {
-        send(res, withCors(cors, origin, reply), requestId, closing)
+        // Most answers are written at once; a compressed or streamed one settles later.
+        const sending = send(res, withCors(cors, origin, reply), requestId, closing, acceptEncoding)
+        if (sending !== undefined) {
+          const ended = await sending
+          // A stream cut off by its client (499), or broken by a failing read: the status was
+          // sent long ago, so the connection was cut, and the failure is logged as the 500 it is.
+          if (ended !== undefined) status = ended.status
+          if (ended?.error !== undefined) errorReply(ended.error, requestId, options.logError, outages)
+        }
       } catch (err) {
         // A reply that cannot be sent (a body JSON cannot encode, a bad header value) is a bug
         // like any other: C1's 500, logged with the request id, instead of an empty answer.
         reply = errorReply(err, requestId, options.logError, outages)
+        status = reply.status
         if (!res.headersSent) send(res, withCors(cors, origin, reply), requestId, closing)
       }
     }
     options.onResponse({
       method,
       route: template,
-      status: reply.status,
+      status,
       ms: Math.round((performance.now() - started) * 1000) / 1000,
       request_id: requestId,
       user_id: userId,

@@ -22,6 +22,7 @@ import type { Attempt, Installment, InstallmentState } from '../domain/installme
 import type { DueFields } from '../domain/processing.ts'
 import type { NewSubscription } from '../domain/subscription-input.ts'
 import type { ImportRecord, ImportRefusal, StoredImportRow } from '../domain/import-records.ts'
+import type { PrefixRange } from '../domain/search.ts'
 
 export type StoreKind = 'sqlite' | 'postgres'
 
@@ -83,6 +84,25 @@ export interface AdminSubscriptionFilter {
   readonly state?: string | undefined
   readonly userId?: number | undefined
   readonly actionableBefore?: string | undefined
+  /** C18: only paused (true) or only not paused (false) ones. */
+  readonly paused?: boolean | undefined
+}
+
+/**
+ * One subscription as the CSV export lists it (C18): its fields, its owner's email and external
+ * id, and its line items' quantities and catalog names in C3's order (by line item id).
+ */
+export interface SubscriptionExportRow {
+  readonly subscription: Subscription
+  readonly user_email: string | null
+  readonly user_external_id: string | null
+  readonly items: readonly ExportItem[]
+}
+
+export interface ExportItem {
+  readonly quantity: number
+  readonly sku: string
+  readonly name: string
 }
 
 export interface AdminInstallmentFilter {
@@ -100,6 +120,11 @@ export interface AdminInstallmentFilter {
 export interface UserFilter {
   readonly email?: string | undefined
   readonly externalId?: string | undefined
+  /**
+   * C18 `q`: users whose email, external id or email after `@` (each ASCII-folded) falls in this
+   * range, that is starts with the folded prefix (src/domain/search.ts); indexed on both stores.
+   */
+  readonly prefix?: PrefixRange | undefined
 }
 
 export interface InstallmentChange {
@@ -274,6 +299,8 @@ export interface SubscriptionReads {
   idsOfUser(userId: number, state: State | undefined, offset: number, limit: number): Promise<number[]>
   countOfUser(userId: number, state: State | undefined): Promise<number>
   adminList(f: AdminSubscriptionFilter): Promise<Subscription[]>
+  /** The admin list's page with what the CSV export shows besides (C18): one batch of an export, by id. */
+  exportBatch(f: AdminSubscriptionFilter): Promise<SubscriptionExportRow[]>
   lineItems(subscriptionId: number): Promise<LineItem[]>
   lineItemsOfMany(ids: readonly number[]): Promise<Map<number, LineItem[]>>
   /** A line item with its subscription's owner (C2: a line item is owned through its subscription). */

@@ -2,7 +2,7 @@ import type { Handler, Route } from '../http/types.ts'
 import type { App } from '../api/shared/app.ts'
 import { endpoint } from '../api/shared/endpoint.ts'
 import { negotiateLanguage } from '../domain/messages.ts'
-import { createAssets, serveAsset, type Assets } from './assets.ts'
+import { FAVICON, createAssets, serveAsset, type Assets } from './assets.ts'
 import { HTML_TYPE, PAGE_HEADERS } from './page-headers.ts'
 import { renderShell, themeCss, type WebApp } from './shell.ts'
 import { openPortalLink } from './portal/open-link.ts'
@@ -17,6 +17,7 @@ export function webRoutes(app: App): Route[] {
   return [
     ['GET', '/', () => ({ status: 302, body: '', contentType: HTML_TYPE, headers: { ...PAGE_HEADERS, location: '/admin/' } })],
     ['GET', '/assets/:name', serveAsset(assets)],
+    ['GET', '/favicon.ico', serveAsset(assets, FAVICON)],
     ['GET', '/admin', shell(assets, 'admin', app)],
     ['GET', '/portal', shell(assets, 'portal', app)],
     ['GET', '/portal/sessions/:token', openPortalLink(app, assets)],

@@ -16,6 +16,12 @@ const TOKEN = 'id, label, scope, prefix, created_at, updated_at, last_used_at'
  */
 const EMAIL_IS = (n: number): string => `lower(email) = lower($${n}::text COLLATE "C")`
 
+/**
+ * C18 `q`: what a prefix is matched against, each expression exactly as an index holds it: the
+ * unique `users_email` and migration 13's `users_external_id_lower` and `users_email_domain`.
+ */
+export const PREFIX_INDEXED = ['lower(email)', 'lower(external_id)', "lower(substr(email, strpos(email, '@') + 1))"] as const
+
 /** Users, their API keys, and admin tokens (C2, C13). */
 export function accountsRepo(sql: Sql): AccountsTx {
   return {
@@ -78,11 +84,21 @@ export function accountsRepo(sql: Sql): AccountsTx {
  * C13 search, one statement text per combination of filters: a written-out condition lets the
  * planner use the email index, which `($1 IS NULL OR …)` would not.
  */
-function searchUsers(sql: Sql, after: number, limit: number, { email, externalId }: UserFilter): Promise<User[]> {
+function searchUsers(sql: Sql, after: number, limit: number, { email, externalId, prefix }: UserFilter): Promise<User[]> {
   const where = ['id > $1']
   const args: (string | number)[] = [after]
   if (email !== undefined) { args.push(email); where.push(EMAIL_IS(args.length)) }
   if (externalId !== undefined) { args.push(externalId); where.push(`external_id = $${args.length}`) }
+  if (prefix !== undefined) {
+    // C18 `q`: one range of each index (users_email, migration 13's two), which the planner
+    // reads as a BitmapOr. The columns are COLLATE "C": byte order, ASCII-only lower().
+    args.push(prefix.from)
+    const from = `$${args.length}`
+    if (prefix.to !== null) args.push(prefix.to)
+    const range = (expression: string): string =>
+      prefix.to === null ? `${expression} >= ${from}` : `(${expression} >= ${from} AND ${expression} < $${args.length})`
+    where.push(`(${PREFIX_INDEXED.map(range).join(' OR ')})`)
+  }
   args.push(limit)
   return sql.rows<User>(`SELECT ${USER} FROM users WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args)
 }

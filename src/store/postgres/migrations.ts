@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg'
-import { DatabaseTooNewError } from '../sqlite/migrations.ts'
+import { DatabaseTooNewError, inVersionOrder } from '../sqlite/migrations.ts'
 
 /**
  * PostgreSQL's forward-only migrations (docs/postgresql.md). A PostgreSQL database starts at one
@@ -285,6 +285,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     `,
   },
   {
+    version: 13,
+    // Issue 28 (C18): `GET /users?q=` (accounts.ts). The email prefix uses the unique index on
+    // lower(email) as it is; these index the external id and the part of the email after `@`.
+    // The columns are COLLATE "C", so lower() folds ASCII only (as SQLite's does) and the indexes
+    // order byte-wise, which makes a prefix one range of each.
+    name: 'user search by external id and email domain',
+    sql: `
+      CREATE INDEX users_external_id_lower ON users (lower(external_id));
+      CREATE INDEX users_email_domain ON users (lower(substr(email, strpos(email, '@') + 1)));
+    `,
+  },
+  {
     version: 14,
     // SQLite migration 14 (C18): who made each change, and in which request; NULL before.
     // Nullable columns without a default: a catalog change only, and the release before keeps
@@ -306,7 +318,8 @@ const MIGRATION_LOCK = 0x7265706c // 'repl'
  * above the highest: migrations written side by side may land in any order (SQLite's runner too).
  */
 export async function migratePostgres(client: PoolClient, migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS): Promise<{ from: number; to: number }> {
-  const target = Math.max(0, ...migrations.map((m) => m.version))
+  const ordered = inVersionOrder(migrations)
+  const target = ordered[ordered.length - 1]?.version ?? 0
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
   try {
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)`)
@@ -314,7 +327,9 @@ export async function migratePostgres(client: PoolClient, migrations: readonly P
     const applied = new Set(rows.map((r) => r.version))
     const current = Math.max(0, ...applied)
     if (current > target) throw new DatabaseTooNewError(current, target)
-    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    // Every version not applied yet, below the newest applied one too: each is recorded on its
+    // own, so one that landed after a higher one (issues side by side) is still applied.
+    for (const m of ordered) {
       if (applied.has(m.version)) continue
       await client.query('BEGIN')
       try {

@@ -2,7 +2,7 @@ import type { LineItem, State, Subscription, SubscriptionPatch } from '../../dom
 import { COLUMN_OF } from '../columns.ts'
 import type { NewSubscription } from '../../domain/subscription-input.ts'
 import { renderSubscription } from '../../domain/representation.ts'
-import type { AdminSubscriptionFilter, SubscriptionJson, SubscriptionsTx } from '../api.ts'
+import type { AdminSubscriptionFilter, SubscriptionExportRow, SubscriptionJson, SubscriptionsTx } from '../api.ts'
 import type { Sql } from './sql.ts'
 import { unlessRemoved } from './conflict.ts'
 import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, subscriptionOf, type LineItemRow, type SubscriptionRow } from './rows.ts'
@@ -10,6 +10,29 @@ import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, s
 const S = columns(SUBSCRIPTION_COLUMNS)
 const L = columns(LINE_ITEM_COLUMNS)
 const LI = columns(LINE_ITEM_COLUMNS, 'li')
+
+const SA = columns(SUBSCRIPTION_COLUMNS, 's')
+
+/** The WHERE of an admin list of subscriptions `s` (C11, C13, C18), with its arguments: `after` first, `limit` last. */
+function adminFilter(f: AdminSubscriptionFilter): { where: string; args: unknown[] } {
+  const where = ['s.id > $1']
+  const args: unknown[] = [f.after]
+  const add = (condition: string, value: unknown): void => {
+    args.push(value)
+    where.push(`${condition} $${args.length}`)
+  }
+  if (f.state !== undefined) add('s.state =', f.state)
+  if (f.userId !== undefined) add('s.user_id =', f.userId)
+  if (f.actionableBefore !== undefined) add('s.actionable_date <', f.actionableBefore)
+  if (f.paused !== undefined) add('s.paused =', f.paused)
+  args.push(f.limit)
+  return { where: where.join(' AND '), args }
+}
+
+/** Subscription `s`'s line items as `[[quantity, sku, name], …]` in C3's order: the export's item names. */
+const EXPORT_ITEMS = `SELECT coalesce(json_agg(json_build_array(li.quantity, sb.sku, sb.name) ORDER BY li.id), '[]')
+  FROM line_items li JOIN subscribables sb ON sb.id = li.subscribable_id WHERE li.subscription_id = s.id`
+type ExportRow = SubscriptionRow & { readonly user_email: string | null; readonly user_external_id: string | null; readonly items: [number, string, string][] }
 
 /** A patch value as its column holds it: addresses are JSON text, `paused` a boolean as it is. */
 function sqlValue(key: keyof SubscriptionPatch, value: unknown): unknown {
@@ -156,17 +179,20 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
       return row?.n ?? 0
     },
     adminList(f: AdminSubscriptionFilter): Promise<Subscription[]> {
-      const where = ['id > $1']
-      const args: unknown[] = [f.after]
-      const add = (condition: string, value: unknown): void => {
-        args.push(value)
-        where.push(`${condition} $${args.length}`)
-      }
-      if (f.state !== undefined) add('state =', f.state)
-      if (f.userId !== undefined) add('user_id =', f.userId)
-      if (f.actionableBefore !== undefined) add('actionable_date <', f.actionableBefore)
-      args.push(f.limit)
-      return subscriptions(`SELECT ${S} FROM subscriptions WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args)
+      const { where, args } = adminFilter(f)
+      return subscriptions(`SELECT ${SA} FROM subscriptions s WHERE ${where} ORDER BY s.id LIMIT $${args.length}`, args)
+    },
+    /** An export's batch (C18): the list's rows with their owner and item names, one statement. */
+    async exportBatch(f: AdminSubscriptionFilter): Promise<SubscriptionExportRow[]> {
+      const { where, args } = adminFilter(f)
+      const rows = await sql.rows<ExportRow>(`SELECT ${SA}, u.email AS user_email, u.external_id AS user_external_id, (${EXPORT_ITEMS}) AS items
+        FROM subscriptions s JOIN users u ON u.id = s.user_id WHERE ${where} ORDER BY s.id LIMIT $${args.length}`, args)
+      return rows.map((r) => ({
+        subscription: subscriptionOf(r),
+        user_email: r.user_email,
+        user_external_id: r.user_external_id,
+        items: r.items.map(([quantity, sku, name]) => ({ quantity, sku, name })),
+      }))
     },
     /**
      * Held as by `lockAllOfUser`, in id order: the caller records an event for each and clears them

@@ -378,6 +378,19 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 13,
+    // Issue 28 (C18): `GET /users?q=` matches a case-insensitive prefix of the email, the external
+    // id or the part of the email after `@` (accounts-store.ts). The email prefix uses the unique
+    // `email COLLATE NOCASE` index as it is (NOCASE folds ASCII, as lower() does); these two index
+    // the others. The expressions are written exactly as the search writes them: SQLite uses an
+    // index on an expression only for that same expression.
+    name: 'user search by external id and email domain',
+    sql: `
+      CREATE INDEX users_external_id_lower ON users (lower(external_id));
+      CREATE INDEX users_email_domain ON users (lower(substr(email, instr(email, '@') + 1)));
+    `,
+  },
+  {
     version: 14,
     // Issue 28 (C18): who made each change, and in which request. Events written before have
     // NULL in all three (the API shows `actor: null`). Adding nullable columns rewrites nothing.
@@ -390,6 +403,19 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ]
 
+/**
+ * The migrations in version order, whatever order they were listed in: versions are taken by
+ * issues worked on side by side, and their entries may land in this file in any order. Two
+ * entries of one version are a mistake this refuses at once.
+ */
+export function inVersionOrder<M extends { readonly version: number }>(list: readonly M[]): M[] {
+  const sorted = [...list].sort((a, b) => a.version - b.version)
+  sorted.forEach((m, i) => {
+    if (i > 0 && sorted[i - 1]?.version === m.version) throw new Error(`two migrations have version ${m.version}`)
+  })
+  return sorted
+}
+
 export const SCHEMA_VERSION = Math.max(0, ...MIGRATIONS.map((m) => m.version))
 
 export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
@@ -398,7 +424,7 @@ export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIG
   if (current > target) throw new DatabaseTooNewError(current, target)
   const applied = appliedVersions(db, current, migrations)
   let version = current
-  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+  for (const m of inVersionOrder(migrations)) {
     if (applied.has(m.version)) continue
     version = Math.max(version, m.version)
     db.exec('BEGIN IMMEDIATE')

@@ -4,7 +4,7 @@ import type { LineItem, State, Subscription, SubscriptionPatch } from '../../dom
 import type { NewSubscription } from '../../domain/subscription-input.ts'
 import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, prepareValues, subscriptionOf, type Values } from './rows.ts'
 import type { BodyCache, SubscriptionJson } from './body-cache.ts'
-import type { AdminSubscriptionFilter } from '../api.ts'
+import type { AdminSubscriptionFilter, SubscriptionExportRow } from '../api.ts'
 export type { AdminSubscriptionFilter }
 
 function sqlValue(key: keyof SubscriptionPatch, value: unknown): string | number | null {
@@ -31,6 +31,22 @@ const bodyOf = (lineItems: string): string => `json_object(
   'shipping_address', json(s.shipping_address), 'billing_address', json(s.billing_address),
   'line_items', ${lineItems},
   'created_at', s.created_at, 'updated_at', s.updated_at)`
+
+/** The WHERE of an admin list of subscriptions `s` (C11, C13, C18), with its arguments: `after` first, `limit` last. */
+function adminFilter(f: AdminSubscriptionFilter): { where: string; args: (string | number)[] } {
+  const where = ['s.id > ?']
+  const args: (string | number)[] = [f.after]
+  if (f.state !== undefined) { where.push('s.state = ?'); args.push(f.state) }
+  if (f.userId !== undefined) { where.push('s.user_id = ?'); args.push(f.userId) }
+  if (f.actionableBefore !== undefined) { where.push('s.actionable_date < ?'); args.push(f.actionableBefore) }
+  if (f.paused !== undefined) { where.push('s.paused = ?'); args.push(f.paused ? 1 : 0) }
+  args.push(f.limit)
+  return { where: where.join(' AND '), args }
+}
+
+/** Subscription `s`'s line items as `[[quantity, sku, name], …]` in C3's order: the export's item names. */
+const EXPORT_ITEMS = `SELECT json_group_array(json_array(x.quantity, x.sku, x.name)) FROM (SELECT li.quantity, sb.sku, sb.name
+  FROM line_items li JOIN subscribables sb ON sb.id = li.subscribable_id WHERE li.subscription_id = s.id ORDER BY li.id) x`
 
 /** Subscriptions and their line items. Reads come back as arrays (rows.ts); writes return no rows. */
 export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
@@ -75,6 +91,14 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const touch = db.prepare('UPDATE subscriptions SET updated_at = ? WHERE id = ?')
   const lastDue = prepare('SELECT max(due_date) FROM installments WHERE subscription_id = ?')
   const updates = new Map<string, StatementSync>()
+  // Admin lists and export batches: one statement per combination of filters, kept once made.
+  const listStatements = new Map<string, StatementSync>()
+  const cached = (sql: string): StatementSync => {
+    let stmt = listStatements.get(sql)
+    if (!stmt) listStatements.set(sql, (stmt = prepare(sql)))
+    return stmt
+  }
+  const SA = columns(SUBSCRIPTION_COLUMNS, 's')
   const count = (stmt: StatementSync, ...args: (string | number)[]): number => (stmt.get(...args) as unknown as [number])[0]
   const subscriptions = (rows: unknown): Subscription[] => (rows as Values[]).map(subscriptionOf)
   const lineItems = (rows: unknown): LineItem[] => (rows as Values[]).map(lineItemOf)
@@ -197,13 +221,20 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       return state ? count(countOfUserInState, userId, state) : count(countOfUser, userId)
     },
     adminList(f: AdminSubscriptionFilter): Subscription[] {
-      const where = ['id > ?']
-      const args: (string | number)[] = [f.after]
-      if (f.state !== undefined) { where.push('state = ?'); args.push(f.state) }
-      if (f.userId !== undefined) { where.push('user_id = ?'); args.push(f.userId) }
-      if (f.actionableBefore !== undefined) { where.push('actionable_date < ?'); args.push(f.actionableBefore) }
-      args.push(f.limit)
-      return subscriptions(prepare(`SELECT ${S} FROM subscriptions WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...args))
+      const { where, args } = adminFilter(f)
+      return subscriptions(cached(`SELECT ${SA} FROM subscriptions s WHERE ${where} ORDER BY s.id LIMIT ?`).all(...args))
+    },
+    /** An export's batch (C18): the list's rows with their owner and item names, one statement. */
+    exportBatch(f: AdminSubscriptionFilter): SubscriptionExportRow[] {
+      const { where, args } = adminFilter(f)
+      const rows = cached(`SELECT ${SA}, u.email, u.external_id, (${EXPORT_ITEMS}) FROM subscriptions s JOIN users u ON u.id = s.user_id
+        WHERE ${where} ORDER BY s.id LIMIT ?`).all(...args) as unknown as Values[]
+      return rows.map((row) => ({
+        subscription: subscriptionOf(row),
+        user_email: row[SUBSCRIPTION_COLUMNS.length] as string | null,
+        user_external_id: row[SUBSCRIPTION_COLUMNS.length + 1] as string | null,
+        items: (JSON.parse(row[SUBSCRIPTION_COLUMNS.length + 2] as string) as [number, string, string][]).map(([quantity, sku, name]) => ({ quantity, sku, name })),
+      }))
     },
     idsWithPaymentSource(sourceId: number): number[] {
       return (withSource.all(sourceId) as unknown as [number][]).map((r) => r[0])
