@@ -1,5 +1,5 @@
 /**
- * (Kept from the dailyapi branch when it was merged into console.) Migration versions are taken by issues
+ * Migration versions are taken by issues worked on side by side (issue 28 took 13 while others
  * took 10–12), so their entries may land in migrations.ts in any order: the runner applies them
  * by version whatever the list's order, and refuses two of one version. Migration 13 adds the
  * two indexes of the user search and keeps every user.
