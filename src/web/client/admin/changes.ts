@@ -37,20 +37,28 @@ const yesNo = (b: boolean | undefined): string => (b === undefined ? dash() : b 
 
 type Rule<T> = readonly [field: string, show: (r: T) => string]
 
-function compare<T>(before: T, after: T, rules: readonly Rule<T>[]): Change[] {
+/** The fields whose shown value differs; a `stale` one shows only its value after (its before is not known). */
+function compare<T>(before: T, after: T, stale: readonly string[], rules: readonly Rule<T>[]): Change[] {
   const out: Change[] = []
   for (const [field, show] of rules) {
     const b = show(before)
     const a = show(after)
-    if (a !== b) out.push({ field: fieldLabel(field), before: b, after: a })
+    if (a !== b) out.push({ field: fieldLabel(field), before: stale.includes(field) ? '' : b, after: a })
   }
   return out
 }
 
-export function subscriptionChanges(before: Subscription, after: Subscription, naming: Naming = {}): Change[] {
+/**
+ * Fields the processor changes without an event of the subscription (C9: making an installment
+ * moves the next date, resets the skips in a row, ends a pending cancellation): after it ran, the
+ * subscription's previous representation no longer says what they were.
+ */
+export const PROCESSED_FIELDS = ['state', 'actionable_date', 'successive_skip_count'] as const
+
+export function subscriptionChanges(before: Subscription, after: Subscription, naming: Naming = {}, stale: readonly string[] = []): Change[] {
   const payment = (s: Subscription) => naming.payment?.(s.payment_method_id, s.payment_source_id)
     ?? (s.payment_method_id === null && s.payment_source_id === null ? dash() : `#${s.payment_method_id ?? ''} / #${s.payment_source_id ?? ''}`)
-  return compare(before, after, [
+  return compare(before, after, stale, [
     ['state', (s) => label('state', s.state)],
     ['paused', (s) => yesNo(s.paused)],
     ['actionable_date', (s) => day(s.actionable_date)],
@@ -68,7 +76,7 @@ export function subscriptionChanges(before: Subscription, after: Subscription, n
 }
 
 export function lineItemChanges(before: LineItem, after: LineItem, currency: string | undefined, naming: Naming = {}): Change[] {
-  return compare(before, after, [
+  return compare(before, after, [], [
     ['subscribable_id', (li) => itemName(naming, li.subscribable_id)],
     ['quantity', (li) => num(li.quantity)],
     ['total', (li) => (li.total === undefined ? dash() : money(li.total, currency))],
@@ -76,14 +84,14 @@ export function lineItemChanges(before: LineItem, after: LineItem, currency: str
 }
 
 export function installmentChanges(before: Installment, after: Installment): Change[] {
-  return compare(before, after, [
+  return compare(before, after, [], [
     ['state', (i) => label('admin.installment', i.state)],
     ['retry_at', (i) => when(i.retry_at)],
   ])
 }
 
 export function userChanges(before: User, after: User): Change[] {
-  return compare(before, after, [
+  return compare(before, after, [], [
     ['email', (u) => u.email ?? dash()],
     ['external_id', (u) => u.external_id ?? dash()],
     ['locale', (u) => (u.locale ? languageName(u.locale) : dash())],
@@ -105,7 +113,8 @@ export function changeList(changes: readonly Change[], nothing = t('admin.previe
   if (changes.length === 0) return h('p', { class: 'muted' }, nothing)
   return h('dl', { class: 'changes' }, changes.map((c) => [
     h('dt', null, c.field),
-    h('dd', null, h('span', { class: 'before' }, c.before), h('span', { 'aria-hidden': 'true' }, ' → '),
-      h('span', { class: 'visually-hidden' }, ` ${t('admin.changes.to')} `), h('span', { class: 'after' }, c.after)),
+    h('dd', null, c.before === '' || c.after === '' ? h('span', { class: c.after === '' ? 'before' : 'after' }, c.before || c.after) : [
+      h('span', { class: 'before' }, c.before), h('span', { 'aria-hidden': 'true' }, ' → '),
+      h('span', { class: 'visually-hidden' }, ` ${t('admin.changes.to')} `), h('span', { class: 'after' }, c.after)]),
   ]))
 }

@@ -42,7 +42,6 @@ export interface Series {
   readonly pointName?: string
 }
 
-const H = 220
 const BOTTOM = 40
 const TOP = 16
 
@@ -67,7 +66,9 @@ export function axisTicks(max: number, fractional = false): number[] {
 
 export function barChart(title: string, summary: string, series: Series): HTMLElement {
   const narrow = window.innerWidth < 600
+  // A phone's canvas is narrower and taller: drawn at about its size, so its text stays legible.
   const W = narrow ? 420 : 900
+  const H = narrow ? 300 : 220
   const LEFT = series.axis ? (narrow ? 64 : 80) : 44
   const totals = series.points.map((p) => p.values.reduce((a, b) => a + b, 0))
   const ticks = axisTicks(Math.max(0, ...totals), series.fractional)
@@ -93,9 +94,10 @@ export function barChart(title: string, summary: string, series: Series): HTMLEl
     return svg('g', {}, svg('title', {}, `${p.name}: ${tip}`), ...parts)
   })
   // Labels under the bars, as many as fit without touching (about 70 units each).
-  const every = Math.max(1, Math.ceil(70 / slot))
-  const labels = series.points.flatMap((p, i) => (i % every === 0
-    ? [svg('text', { x: LEFT + i * slot + slot / 2, y: H - 14, class: 'tick', 'text-anchor': every === 1 ? 'middle' : 'start' }, p.axis)]
+  const every = Math.max(1, Math.ceil((narrow ? 90 : 70) / slot))
+  const room = narrow ? 80 : 64
+  const labels = series.points.flatMap((p, i) => (i % every === 0 && (every === 1 || LEFT + i * slot + room <= W)
+    ? [svg('text', { x: LEFT + i * slot + (every === 1 ? slot / 2 : 0), y: H - 14, class: 'tick', 'text-anchor': every === 1 ? 'middle' : 'start' }, p.axis)]
     : []))
   const figureId = uid('chart')
   const image = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${figureId}-title ${figureId}-summary`, class: `chart${narrow ? ' narrow' : ''}` },

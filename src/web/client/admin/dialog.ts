@@ -30,22 +30,31 @@ export function formDialog(spec: FormDialogSpec): Promise<boolean> {
   const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
   return new Promise((resolve) => {
     const titleId = uid('dialog-title')
-    const problem = problemBox()
     const dismiss = h('button', { type: 'button', class: 'button secondary' }, t('admin.cancel'))
     const submit = h('button', { type: 'submit', class: `button${spec.danger ? ' danger' : ''}` }, spec.preview ? t('admin.preview.button') : spec.submit)
     const previewBox = h('div', { class: 'preview', role: 'status', 'aria-live': 'polite' })
-    const form = h('form', { novalidate: true }, problem.el, spec.body === undefined ? null : h('p', null, spec.body), spec.fields ?? [],
-      spec.preview ? previewBox : null,
+    const form = h('form', { novalidate: true })
+    // Fields are named as the API names them, so its 422 marks the ones it refused.
+    const problem = problemBox(form)
+    form.append(problem.el, spec.body === undefined ? '' : h('p', null, spec.body), ...(spec.fields ?? []),
+      spec.preview ? previewBox : '',
       h('div', { class: 'actions' }, dismiss, submit))
     const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': titleId }, h('h2', { id: titleId }, spec.title), form)
     let done = false
     // With a preview, the form's current values have been tried (a dry run) when this is true.
     let previewed = false
     let previewRun = 0
+    // The values the preview shown was made from: a change event that brings nothing new (a field
+    // left after a list already asked for the preview) keeps it.
+    let shownFor: string | undefined
+    const values = (): string => JSON.stringify([...new FormData(form)].map(([k, v]) => [k, String(v)]))
     const runPreview = async (): Promise<void> => {
       if (!spec.preview) return
+      const now = values()
+      if (previewed && now === shownFor) return
       const mine = ++previewRun
       previewed = false
+      shownFor = now
       submit.textContent = t('admin.preview.button')
       problem.clear()
       previewBox.replaceChildren(h('p', { class: 'muted' }, t('admin.preview.loading')))
@@ -64,7 +73,19 @@ export function formDialog(spec: FormDialogSpec): Promise<boolean> {
       submit.disabled = false
     }
     dismiss.addEventListener('click', () => dialog.close())
-    if (spec.preview) form.addEventListener('change', () => void runPreview())
+    if (spec.preview) {
+      // A value typed is not the one previewed: the button says so at once; leaving the field (or
+      // choosing in a list) asks for the preview.
+      form.addEventListener('input', () => {
+        if (previewed && values() === shownFor) return
+        previewRun++
+        previewed = false
+        submit.textContent = t('admin.preview.button')
+        submit.disabled = false
+        previewBox.replaceChildren()
+      })
+      form.addEventListener('change', () => void runPreview())
+    }
     form.addEventListener('submit', (event) => {
       event.preventDefault()
       if (spec.preview && !previewed) return void runPreview()

@@ -7,7 +7,7 @@
  */
 import { h } from '../lib/dom.ts'
 import { get, query, type ListPage } from './api.ts'
-import { changeList, installmentChanges, lineItemChanges, linesText, subscriptionChanges, type Change, type Naming } from './changes.ts'
+import { PROCESSED_FIELDS, changeList, installmentChanges, lineItemChanges, linesText, subscriptionChanges, type Change, type Naming } from './changes.ts'
 import { eventName, money, when } from './format.ts'
 import { t } from './strings.ts'
 import type { Actor, EventRecord, Installment, LineItem, Subscription } from './types.ts'
@@ -56,12 +56,17 @@ function changesOf(e: EventRecord, older: readonly EventRecord[], complete: bool
     const li = object as LineItem
     return [{ field: t('admin.changes.removed'), before: linesText([li], naming), after: '' }]
   }
-  const previous = older.find((o) => kindOf(o.type) === kind && idOf(o) === id)
+  const at = older.findIndex((o) => kindOf(o.type) === kind && idOf(o) === id)
+  const previous = at < 0 ? undefined : older[at]
   if (!previous) {
     if (e.type === 'subscription.created' || e.type === 'installment.created' || complete) return []
     return null
   }
-  if (kind === 'subscription') return subscriptionChanges(previous.data?.object as Subscription, object as Subscription, naming)
+  if (kind === 'subscription') {
+    // An installment made in between moved what the processor moves, without a subscription event.
+    const processed = older.slice(0, at).some((o) => o.type === 'installment.created')
+    return subscriptionChanges(previous.data?.object as Subscription, object as Subscription, naming, processed ? PROCESSED_FIELDS : [])
+  }
   if (kind === 'line_item') return lineItemChanges(previous.data?.object as LineItem, object as LineItem, sub.currency, naming)
   return installmentChanges(previous.data?.object as Installment, object as Installment)
 }

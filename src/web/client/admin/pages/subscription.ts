@@ -148,13 +148,13 @@ function addItemDialog(a: Around): Promise<void> {
   return changeDialog(a, {
     title: t('admin.sub.addItem'), submit: t('admin.sub.addItem'),
     fields: [
-      field(t('admin.sub.item'), select('subscribable_id', itemOptions(a))),
-      field(t('admin.sub.quantity'), h('input', { type: 'number', name: 'quantity', min: '1', step: '1', value: '1' })),
+      field(t('admin.sub.item'), select('line_items.subscribable', itemOptions(a))),
+      field(t('admin.sub.quantity'), h('input', { type: 'number', name: 'line_items.quantity', min: '1', step: '1', value: '1' })),
       // C17's one-time add-ons: offered once the API shows the flag on line items.
       oneTime ? checkbox('one_time', t('admin.sub.oneTimeAdd'), false) : null,
     ].filter((x): x is HTMLElement => x !== null),
     send: (api, form) => api.patch<Subscription>(`/subscriptions/${a.sub.id}`, lineItems(a, [{
-      subscribable_id: valueOf(form, 'subscribable_id'), quantity: valueOf(form, 'quantity'),
+      subscribable_id: valueOf(form, 'line_items.subscribable'), quantity: valueOf(form, 'line_items.quantity'),
       ...(oneTime ? { one_time: (form.elements.namedItem('one_time') as HTMLInputElement).checked } : {}),
     }])),
     done: () => t('admin.sub.itemAdded'),
@@ -165,12 +165,13 @@ function changeItemDialog(a: Around, li: LineItem): Promise<void> {
   return changeDialog(a, {
     title: t('admin.sub.changeItem', { name: a.naming.item?.(li.subscribable_id) ?? `#${li.subscribable_id}` }), submit: t('common.save'),
     fields: [
-      field(t('admin.sub.item'), select('subscribable_id', itemOptions(a, li.subscribable_id), String(li.subscribable_id)), t('admin.sub.swapHint')),
-      field(t('admin.sub.quantity'), h('input', { type: 'number', name: 'quantity', min: '1', step: '1', value: String(li.quantity) })),
+      field(t('admin.sub.item'), select('line_items.subscribable', itemOptions(a, li.subscribable_id), String(li.subscribable_id)), t('admin.sub.swapHint')),
+      field(t('admin.sub.quantity'), h('input', { type: 'number', name: 'line_items.quantity', min: '1', step: '1', value: String(li.quantity) })),
     ],
     send: (api, form) => {
-      const entry: Record<string, unknown> = { id: li.id, quantity: valueOf(form, 'quantity') }
-      if (valueOf(form, 'subscribable_id') !== String(li.subscribable_id)) entry['subscribable_id'] = valueOf(form, 'subscribable_id')
+      const entry: Record<string, unknown> = { id: li.id, quantity: valueOf(form, 'line_items.quantity') }
+      const item = valueOf(form, 'line_items.subscribable')
+      if (item !== String(li.subscribable_id)) entry['subscribable_id'] = item
       return api.patch<Subscription>(`/subscriptions/${a.sub.id}`, lineItems(a, [entry]))
     },
     done: () => t('admin.saved'),
@@ -217,13 +218,13 @@ function itemsSection(a: Around): HTMLElement {
 function addressDialog(a: Around, which: 'shipping' | 'billing'): Promise<void> {
   const now: Address | null = which === 'shipping' ? a.sub.shipping_address : a.sub.billing_address
   const control = (name: (typeof ADDRESS_FIELDS)[number]) => name === 'country_iso'
-    ? select(name, [['', t('admin.sub.chooseCountry')], ...countryOptions(lang(), now?.country_iso)], now?.country_iso ?? '')
-    : h('input', { type: name === 'phone' ? 'tel' : 'text', name, value: now?.[name] ?? '', autocomplete: 'off' })
+    ? select(`${which}_address.${name}`, [['', t('admin.sub.chooseCountry')], ...countryOptions(lang(), now?.country_iso)], now?.country_iso ?? '')
+    : h('input', { type: name === 'phone' ? 'tel' : 'text', name: `${which}_address.${name}`, value: now?.[name] ?? '', autocomplete: 'off' })
   return changeDialog(a, {
     title: t(which === 'shipping' ? 'admin.sub.editShipping' : 'admin.sub.editBilling'), submit: t('common.save'),
     fields: [h('div', { class: 'fields address-fields' }, ADDRESS_FIELDS.map((name) => field(fieldLabel(name), control(name))))],
     send: (api, form) => {
-      const address = Object.fromEntries(ADDRESS_FIELDS.map((name) => [name, valueOf(form, name) || null]))
+      const address = Object.fromEntries(ADDRESS_FIELDS.map((name) => [name, valueOf(form, `${which}_address.${name}`) || null]))
       return api.patch<Subscription>(`/subscriptions/${a.sub.id}`, { subscription: { [`${which}_address_attributes`]: address } })
     },
     done: () => t('admin.saved'),
@@ -244,10 +245,10 @@ function paymentDialog(a: Around): Promise<void> {
     ...a.sources.map((src): [string, string] => [String(src.id), `${methodName(src.payment_method_id)} · ${sourceText(src)}`])]
   return changeDialog(a, {
     title: t('admin.sub.editPayment'), submit: t('common.save'),
-    fields: [field(t('admin.sub.paymentSource'), select('payment_source_id', options, String(a.sub.payment_source_id ?? '')),
+    fields: [field(t('admin.sub.paymentSource'), select('payment_source_type', options, String(a.sub.payment_source_id ?? '')),
       a.sources.length === 0 ? t('admin.sub.noSources') : undefined)],
     send: (api, form) => {
-      const source = a.sources.find((src) => String(src.id) === valueOf(form, 'payment_source_id'))
+      const source = a.sources.find((src) => String(src.id) === valueOf(form, 'payment_source_type'))
       return api.patch<Subscription>(`/subscriptions/${a.sub.id}`, {
         subscription: { payment_method_id: source?.payment_method_id ?? null, payment_source_id: source?.id ?? null },
       })
