@@ -111,3 +111,8 @@ export async function noRawNames(page: Page, label: string): Promise<void> {
   })()`) as string
   assert.deepEqual(text.match(/\b[a-z]+_[a-z_]+\b/g) ?? [], [], `${label}: no API field names on the page`)
 }
+
+/** Waits until no dialog is in the page (closed and removed). A function: the page's CSP refuses a string's evaluation. */
+export async function noDialog(page: Page): Promise<void> {
+  await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector('dialog') === null)
+}

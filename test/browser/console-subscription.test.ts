@@ -8,7 +8,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { checkAccessibility, startHarness, type Page } from './harness.ts'
-import { PHONE, WIDE, admin, focused, noRawNames, notice, overflow, seedShop, signIn, visit } from './console-shop.ts'
+import { PHONE, WIDE, admin, focused, noDialog, noRawNames, notice, overflow, seedShop, signIn, visit } from './console-shop.ts'
 
 /** The buttons that change the subscription, as offered now. */
 async function offered(page: Page): Promise<string[]> {
@@ -159,7 +159,7 @@ for (const viewport of [WIDE, PHONE]) {
       if (close === 'Escape') await page.keyboard.press('Escape')
       else await dialog.getByRole('button', { name: 'Cancel', exact: true }).click()
       // The dialog leaves the accessibility tree when it closes, and the page then moves the focus.
-      await page.waitForFunction('document.querySelector("dialog") === null')
+      await noDialog(page)
       assert.equal(await focused(page), 'Pause', `${close}: focus on the opener`)
       assert.equal(await opener.isEnabled(), true, `${close}: the opener is enabled again`)
     }
