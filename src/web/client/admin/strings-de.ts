@@ -345,7 +345,7 @@ export const de: Record<AdminKey, string> = {
   'admin.customer.link': 'Portal-Link',
   'admin.customer.linkMade': 'Ein Portal-Link für diesen Kunden, einmal gültig bis {time}. Kopieren Sie ihn und senden Sie ihn dem Kunden.',
   'admin.customer.erase': 'Kunden löschen',
-  'admin.customer.eraseBody': 'Das Löschen von {email} kündigt die {count} laufenden Abonnements, widerruft die API-Schlüssel und leert E-Mail und Adressen. Das kann nicht rückgängig gemacht werden.',
+  'admin.customer.eraseBody': 'Das Löschen von {email} kündigt die laufenden Abonnements ({count}), widerruft die API-Schlüssel und leert E-Mail und Adressen. Das kann nicht rückgängig gemacht werden.',
   'admin.customer.eraseType': 'Geben Sie zur Bestätigung {email} ein',
   'admin.customer.eraseMismatch': 'Der eingegebene Text ist nicht die E-Mail des Kunden: Es wurde nichts gelöscht.',
   'admin.customer.erased': 'Der Kunde wurde gelöscht.',

@@ -345,7 +345,7 @@ export const en = {
   'admin.customer.link': 'Portal link',
   'admin.customer.linkMade': 'A portal link for this customer, valid once until {time}. Copy it and send it to them.',
   'admin.customer.erase': 'Erase customer',
-  'admin.customer.eraseBody': 'Erasing {email} cancels their {count} running subscriptions, revokes their API keys and blanks their email and addresses. It cannot be undone.',
+  'admin.customer.eraseBody': 'Erasing {email} cancels their running subscriptions ({count}), revokes their API keys and blanks their email and addresses. It cannot be undone.',
   'admin.customer.eraseType': 'Type {email} to confirm',
   'admin.customer.eraseMismatch': 'The text typed is not the customer’s email: nothing was erased.',
   'admin.customer.erased': 'The customer was erased.',

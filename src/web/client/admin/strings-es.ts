@@ -345,7 +345,7 @@ export const es: Record<AdminKey, string> = {
   'admin.customer.link': 'Enlace al portal',
   'admin.customer.linkMade': 'Un enlace al portal para este cliente, válido una vez hasta {time}. Cópielo y envíeselo.',
   'admin.customer.erase': 'Borrar cliente',
-  'admin.customer.eraseBody': 'Borrar a {email} cancela sus {count} suscripciones en marcha, revoca sus claves de API y vacía su correo y sus direcciones. No se puede deshacer.',
+  'admin.customer.eraseBody': 'Borrar a {email} cancela sus suscripciones en marcha ({count}), revoca sus claves de API y vacía su correo y sus direcciones. No se puede deshacer.',
   'admin.customer.eraseType': 'Escriba {email} para confirmar',
   'admin.customer.eraseMismatch': 'El texto escrito no es el correo del cliente: no se ha borrado nada.',
   'admin.customer.erased': 'El cliente ha sido borrado.',

@@ -345,7 +345,7 @@ export const fr: Record<AdminKey, string> = {
   'admin.customer.link': 'Lien vers le portail',
   'admin.customer.linkMade': 'Un lien vers le portail pour ce client, valable une fois jusqu’au {time}. Copiez-le et envoyez-le-lui.',
   'admin.customer.erase': 'Effacer le client',
-  'admin.customer.eraseBody': 'Effacer {email} annule ses {count} abonnements en cours, révoque ses clés d’API et vide son e-mail et ses adresses. C’est irréversible.',
+  'admin.customer.eraseBody': 'Effacer {email} annule ses abonnements en cours ({count}), révoque ses clés d’API et vide son e-mail et ses adresses. C’est irréversible.',
   'admin.customer.eraseType': 'Saisissez {email} pour confirmer',
   'admin.customer.eraseMismatch': 'Le texte saisi n’est pas l’e-mail du client : rien n’a été effacé.',
   'admin.customer.erased': 'Le client a été effacé.',

@@ -66,10 +66,8 @@ function eraseDialog(user: User, subs: readonly Subscription[], ctx: PageCtx): P
     fields: [field(t('admin.customer.eraseType', { email: user.email ?? '' }), typed)],
     submit: t('admin.customer.erase'), danger: true,
     onSubmit: async (form) => {
-      if (valueOf(form, 'confirmation') !== user.email) {
-        typed.setAttribute('aria-invalid', 'true')
-        throw new ApiError(0, t('admin.customer.eraseMismatch'))
-      }
+      // Refused here as the API refuses a field: named and marked.
+      if (valueOf(form, 'confirmation') !== user.email) throw new ApiError(422, '', { confirmation: [t('admin.customer.eraseMismatch')] })
       await post(`/users/${user.id}/erase`)
     },
   }).then((done) => { if (done) ctx.refresh(t('admin.customer.erased')) })
