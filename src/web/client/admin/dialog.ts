@@ -31,14 +31,15 @@ export function formDialog(spec: FormDialogSpec): Promise<boolean> {
   return new Promise((resolve) => {
     const titleId = uid('dialog-title')
     const dismiss = h('button', { type: 'button', class: 'button secondary' }, t('admin.cancel'))
-    const submit = h('button', { type: 'submit', class: `button${spec.danger ? ' danger' : ''}` }, spec.preview ? t('admin.preview.button') : spec.submit)
+    const submit = h('button', { type: 'submit', class: `button${spec.danger ? ' danger' : ''}` }, spec.submit)
+    const again = h('button', { type: 'button', class: 'button secondary' }, t('admin.preview.button'))
     const previewBox = h('div', { class: 'preview', role: 'status', 'aria-live': 'polite' })
     const form = h('form', { novalidate: true })
     // Fields are named as the API names them, so its 422 marks the ones it refused.
     const problem = problemBox(form)
     form.append(problem.el, spec.body === undefined ? '' : h('p', null, spec.body), ...(spec.fields ?? []),
       spec.preview ? previewBox : '',
-      h('div', { class: 'actions' }, dismiss, submit))
+      h('div', { class: 'actions' }, dismiss, spec.preview ? again : '', submit))
     const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': titleId }, h('h2', { id: titleId }, spec.title), form)
     let done = false
     // With a preview, the form's current values have been tried (a dry run) when this is true.
@@ -55,16 +56,15 @@ export function formDialog(spec: FormDialogSpec): Promise<boolean> {
       const mine = ++previewRun
       previewed = false
       shownFor = now
-      submit.textContent = t('admin.preview.button')
       problem.clear()
       previewBox.replaceChildren(h('p', { class: 'muted' }, t('admin.preview.loading')))
+      // Nothing is confirmed while the dry run of these values runs.
       submit.disabled = true
       try {
         const shown = await spec.preview(form)
         if (mine !== previewRun) return
         replace(previewBox, h('h3', null, t('admin.preview.title')), shown)
         previewed = true
-        submit.textContent = spec.submit
       } catch (err) {
         if (mine !== previewRun) return
         previewBox.replaceChildren()
@@ -74,17 +74,18 @@ export function formDialog(spec: FormDialogSpec): Promise<boolean> {
     }
     dismiss.addEventListener('click', () => dialog.close())
     if (spec.preview) {
-      // A value typed is not the one previewed: the button says so at once; leaving the field (or
-      // choosing in a list) asks for the preview.
+      // A value typed is not the one previewed: the preview goes at once; leaving the field (or
+      // choosing in a list), or Preview, asks for the new one. Confirming values not previewed
+      // previews them first: nothing is changed that the person has not seen the effect of.
       form.addEventListener('input', () => {
         if (previewed && values() === shownFor) return
         previewRun++
         previewed = false
-        submit.textContent = t('admin.preview.button')
         submit.disabled = false
         previewBox.replaceChildren()
       })
       form.addEventListener('change', () => void runPreview())
+      again.addEventListener('click', () => void runPreview())
     }
     form.addEventListener('submit', (event) => {
       event.preventDefault()
