@@ -135,7 +135,8 @@ for (const viewport of [WIDE, PHONE]) {
       await visit(page, h.server.url, route, heading)
       const search = page.getByRole('search', { name: form })
       await search.waitFor()
-      await page.getByRole('alert').filter({ hasText: message }).waitFor()
+      // Case matters: the field's label, not its API name.
+      await page.getByRole('alert').filter({ hasText: new RegExp(message) }).waitFor()
       assert.equal(await search.locator(`[name="${field}"]`).getAttribute('aria-invalid'), 'true', `${route}: the field is marked`)
       await checkAccessibility(page, `${route} refused at ${size}`)
     }
