@@ -35,11 +35,6 @@ export function send(res: ServerResponse, reply: Reply, requestId: string, closi
   return sendNegotiated(res, reply, headers, payload, acceptEncoding)
 }
 
-/** The outage whose first 503 was logged last (Unavailable.since): one line per outage, not one per request. */
-export interface OutageLog {
-  loggedSince: number | undefined
-}
-
 function sendNegotiated(res: ServerResponse, reply: Reply, headers: Headers, payload: string | Buffer, acceptEncoding: string | undefined): void | Promise<void> {
   const { encoded, status } = reply
   if (encoded === undefined && !isCompressible(String(headers['content-type']))) {
@@ -130,6 +125,11 @@ async function sendStream(res: ServerResponse, status: number, headers: Headers,
 
 /** How much of a streamed answer is read ahead of the socket. */
 const STREAM_BUFFER_BYTES = 64 * 1024
+
+/** The outage whose first 503 was logged last (Unavailable.since): one line per outage, not one per request. */
+export interface OutageLog {
+  loggedSince: number | undefined
+}
 
 /**
  * The one place where an error becomes a status (STYLE 1). An HttpError is a 4xx the client

@@ -84,7 +84,7 @@ function statuses(method: Method, path: string, spec: OperationSpec): Record<str
   return out
 }
 
-/** A success, with its own headers; a write's says when it was a dry run (C18). */
+/** A success; a write's says when it was a dry run (C18). */
 function answer(a: Answer, writes: boolean): Schema {
   const response = jsonResponse(a.description, a.schema, { ...a.headers, ...(writes ? DRY_RUN_HEADER : {}) })
   if (a.mediaType === undefined) return response

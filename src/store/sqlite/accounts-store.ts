@@ -18,7 +18,8 @@ export const PREFIX_INDEXED = ['email', 'lower(external_id)', "lower(substr(emai
  * prefix's index ranges (few matches: fast; a prefix most users share: every match read and
  * sorted by id, half a second on a million users) and reading the table in id order until a page
  * is full (the other way round). The search counts first, up to this many per index (under a
- * millisecond), and chooses: measured on 1,000,000 users, both ways then stay under 35 ms.
+ * millisecond), and chooses: on 1,000,000 users every search's median is then under 10 ms
+ * (docs/performance.md, docs/decisions.md "User search").
  */
 const DENSE_PREFIX_MATCHES = 5000
 

@@ -419,12 +419,13 @@ export function inVersionOrder<M extends { readonly version: number }>(list: rea
 export const SCHEMA_VERSION = Math.max(0, ...MIGRATIONS.map((m) => m.version))
 
 export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
-  const target = Math.max(0, ...migrations.map((m) => m.version))
+  const ordered = inVersionOrder(migrations)
+  const target = ordered[ordered.length - 1]?.version ?? 0
   const current = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version
   if (current > target) throw new DatabaseTooNewError(current, target)
   const applied = appliedVersions(db, current, migrations)
   let version = current
-  for (const m of inVersionOrder(migrations)) {
+  for (const m of ordered) {
     if (applied.has(m.version)) continue
     version = Math.max(version, m.version)
     db.exec('BEGIN IMMEDIATE')
