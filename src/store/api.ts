@@ -152,8 +152,18 @@ export interface WebhookEndpoint {
   /** Event types (C10), or `["*"]` for all. */
   readonly events: readonly string[]
   readonly description: string | null
+  /** C18: gets no new deliveries and sends none; what it has pending waits for it. */
+  readonly disabled: boolean
   readonly created_at: string
   readonly updated_at: string
+}
+
+/** A change to an endpoint (C18: PATCH); what is absent stays as it is. */
+export interface WebhookEndpointPatch {
+  readonly url?: string
+  readonly events?: readonly string[]
+  readonly description?: string | null
+  readonly disabled?: boolean
 }
 
 export interface NewWebhookEndpoint {
@@ -241,7 +251,8 @@ export interface EndpointDeliveryStats {
 }
 
 export interface DeliveryFilter {
-  readonly endpointId: number
+  /** One endpoint's; absent: every endpoint's that is not deleted (C18). */
+  readonly endpointId?: number | undefined
   readonly after: number
   readonly limit: number
   readonly state?: DeliveryState | undefined
@@ -349,7 +360,7 @@ export interface WebhookReads {
 }
 
 export interface DeliveryReads {
-  /** Deliveries of an endpoint, by id after `after`. */
+  /** Deliveries of an endpoint, or of every endpoint not deleted, by id after `after`. */
   list(f: DeliveryFilter): Promise<Delivery[]>
   /** A delivery of an endpoint that exists. */
   find(id: number): Promise<Delivery | undefined>
@@ -582,13 +593,19 @@ export interface WebhooksTx extends WebhookReads {
   createEndpoint(e: NewWebhookEndpoint): Promise<WebhookEndpoint>
   /** A new secret; the current one becomes the previous, valid for `previousValidMs` from now. */
   rotateSecret(id: number, secret: string, previousValidMs: number): Promise<WebhookEndpoint>
+  updateEndpoint(id: number, patch: WebhookEndpointPatch): Promise<WebhookEndpoint>
   /** Gone for the API from now on; its secrets are blanked. */
   deleteEndpoint(id: number): Promise<void>
 }
 
 export interface DeliveriesTx extends DeliveryReads {
-  /** Pending deliveries of the endpoint due by `nowMs`, the earliest first, skipping `skip` (in flight). */
+  /** Pending deliveries of the endpoint (not deleted, not disabled) due by `nowMs`, the earliest first, skipping `skip` (in flight). */
   due(endpointId: number, nowMs: number, limit: number, skip: readonly number[]): Promise<DueDelivery[]>
+  /**
+   * A delivery of the event to this endpoint alone, pending and first due at `dueMs` (a test
+   * event, which the outbox trigger does not fan out); answers its id.
+   */
+  add(endpointId: number, eventId: number, eventType: string, createdMs: number, dueMs: number): Promise<number>
   /** Scheduled attempts' results; a delivery no longer pending (redelivered, canceled) only logs its attempt. */
   recordOutcomes(outcomes: readonly DeliveryOutcome[]): Promise<void>
   /** A redelivery's attempt: a 2xx makes the delivery delivered; a failure leaves its state as it was. */

@@ -82,6 +82,11 @@ export async function writeEveryEventType(server: TestServer, today: string): Pr
   // Canceled five days before its next delivery, inside the 7-day notice: that delivery still comes.
   const late = await subscribe({ actionable_date: addDays(today, 5), line_items_attributes: [{ subscribable_id: coffee.id, quantity: 1 }] })
   await customer('POST', `/subscriptions/${late.id}/cancel`)
+
+  // Staff check a webhook endpoint (C18): a webhook.test event. Nothing listens on port 9, so
+  // its one attempt fails at once; the event is written all the same.
+  const endpoint = await admin('POST', '/webhook_endpoints', { webhook_endpoint: { url: 'http://127.0.0.1:9/hooks', events: ['installment.created'] } })
+  await admin('POST', `/webhook_endpoints/${endpoint.id}/test`)
 }
 
 /** Every event the service recorded, oldest first, read through the feed a polling shop reads. */

@@ -14,6 +14,12 @@ const integer = (extra: Schema = {}): Schema => ({ type: ['integer', 'string'], 
 const nullableInteger: Schema = { type: ['integer', 'string', 'null'], pattern: '^-?\\d+$' }
 const flag: Schema = { type: ['boolean', 'string'], description: '`true`/`false`, or `"1"`/`"0"` from a form.' }
 
+const webhookEndpointFields = {
+  url: { type: 'string', format: 'uri', maxLength: 2048, description: 'http or https; loopback and LAN addresses are allowed.' },
+  events: { type: 'array', minItems: 1, items: oneOfValues(['*', ...EVENT_TYPES]), description: 'Event types, or `["*"]` for all.' },
+  description: nullable('string', { maxLength: 255 }),
+}
+
 const AddressInput: Schema = {
   ...input(Object.fromEntries(ADDRESS_FIELDS.map((field) => [field, nullable('string', { maxLength: 255 })])), ['firstname', 'address1', 'city', 'zipcode', 'country_iso']),
   type: ['object', 'null'],
@@ -78,10 +84,10 @@ export const inputs: Record<string, Schema> = {
       items: input({ installment_id: integer(), result: oneOfValues(OUTCOME_RESULTS), order_reference: nullable('string'), message: nullable('string') }, ['installment_id', 'result']),
     },
   }, ['outcomes']),
-  WebhookEndpointInput: input({
-    url: { type: 'string', format: 'uri', maxLength: 2048, description: 'http or https; loopback and LAN addresses are allowed.' },
-    events: { type: 'array', minItems: 1, items: oneOfValues(['*', ...EVENT_TYPES]), description: 'Event types, or `["*"]` for all.' },
-    description: nullable('string', { maxLength: 255 }),
-  }, ['url', 'events']),
+  WebhookEndpointInput: input(webhookEndpointFields, ['url', 'events']),
+  WebhookEndpointPatch: input({
+    ...webhookEndpointFields,
+    disabled: { ...flag, description: 'true: no new deliveries, none sent; false: what waited is sent.' },
+  }),
   AdminTokenInput: input({ scope: { ...oneOfValues(ADMIN_SCOPES), default: 'admin' }, label: nullable('string', { maxLength: 100 }) }),
 }

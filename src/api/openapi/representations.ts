@@ -84,8 +84,8 @@ const Event = object({
   request_id: { ...nullableText, description: 'The X-Request-Id of the request that made the change; null for the processor, the command line, and events written before it was recorded.' },
   data: object({
     object: {
-      description: 'The representation after the change, as it was then: a subscription, a line item or an installment.',
-      anyOf: [ref('Subscription'), ref('LineItem'), ref('Installment')],
+      description: 'The representation after the change, as it was then: a subscription, a line item or an installment; for `webhook.test`, the endpoint tested.',
+      anyOf: [ref('Subscription'), ref('LineItem'), ref('Installment'), object({ webhook_endpoint_id: id })],
     },
   }),
 })
@@ -126,6 +126,7 @@ const endpointFields = {
   url: { type: 'string', format: 'uri' },
   events: { type: 'array', items: oneOfValues(['*', ...EVENT_TYPES]), minItems: 1 },
   description: nullableText,
+  disabled: { type: 'boolean', description: 'No new deliveries and none sent while true (C18).' },
 }
 const WebhookEndpoint = object({ ...endpointFields, ...stamps })
 const WebhookEndpointWithSecret = object({ ...endpointFields, secret: { type: 'string', pattern: '^whsec_', description: 'Shown in this answer only.' }, ...stamps })

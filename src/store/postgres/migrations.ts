@@ -285,6 +285,27 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     `,
   },
   {
+    version: 12,
+    // SQLite migration 12 (issue 28, C18): disabled endpoints get no new deliveries, a
+    // webhook.test event is not fanned out, failed deliveries are listed by id. Expand only: a
+    // binary of the release before keeps working (its endpoints are all enabled, by default).
+    name: 'disabled webhook endpoints, test events, failed deliveries by id',
+    sql: `
+      ALTER TABLE webhook_endpoints ADD COLUMN disabled boolean NOT NULL DEFAULT false;
+      CREATE OR REPLACE FUNCTION events_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        ms bigint := round(extract(epoch FROM NEW.created_at::timestamptz) * 1000)::bigint;
+      BEGIN
+        IF NEW.type = 'webhook.test' THEN RETURN NULL; END IF;
+        INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, due_ms, created_ms, updated_ms)
+          SELECT w.id, NEW.id, NEW.type, ms, ms, ms FROM webhook_endpoints w
+          WHERE w.deleted_at IS NULL AND NOT w.disabled AND (w.events = '["*"]' OR w.events::jsonb ? NEW.type);
+        RETURN NULL;
+      END $$;
+      CREATE INDEX webhook_deliveries_failed ON webhook_deliveries(id) WHERE state = 'failed';
+    `,
+  },
+  {
     version: 13,
     // Issue 28 (C18): `GET /users?q=` (accounts.ts). The email prefix uses the unique index on
     // lower(email) as it is; these index the external id and the part of the email after `@`.
