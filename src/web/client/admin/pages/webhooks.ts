@@ -7,7 +7,7 @@
  */
 import { EVENT_TYPES } from '../../../../domain/events.ts'
 import { field as valueOf, h, uid, type Child } from '../../lib/dom.ts'
-import { ApiError, del, dry, get, patch, post, problemLines, query, type ListPage } from '../api.ts'
+import { ApiError, all, del, dry, get, patch, post, problemLines, query, type ListPage } from '../api.ts'
 import { changeList, type Change } from '../changes.ts'
 import { formDialog } from '../dialog.ts'
 import { fieldLabel } from '../fields.ts'
@@ -69,18 +69,23 @@ function endpointChanges(before: WebhookEndpoint, after: WebhookEndpoint): Chang
   const out: Change[] = []
   const add = (field: string, b: string, a: string) => { if (a !== b) out.push({ field: fieldLabel(field), before: b, after: a }) }
   add('url', before.url, after.url)
+  add('description', before.description ?? t('common.none'), after.description ?? t('common.none'))
   add('events', eventsText(before.events), eventsText(after.events))
   add('disabled', before.disabled ? t('admin.yes') : t('admin.no'), after.disabled ? t('admin.yes') : t('admin.no'))
   return out
 }
 
 function editButton(e: WebhookEndpoint, ctx: PageCtx): HTMLButtonElement {
-  const body = (form: HTMLFormElement) => ({ webhook_endpoint: { url: valueOf(form, 'url'), events: eventsOf(form), disabled: (form.elements.namedItem('disabled') as HTMLInputElement).checked } })
+  const body = (form: HTMLFormElement) => ({ webhook_endpoint: {
+    url: valueOf(form, 'url'), events: eventsOf(form), description: valueOf(form, 'description') || null,
+    disabled: (form.elements.namedItem('disabled') as HTMLInputElement).checked,
+  } })
   return actionButton(t('admin.edit'), async () => {
     const done = await formDialog({
       title: t('admin.hooks.edit', { id: e.id }),
       fields: [
         field(t('admin.hooks.url'), h('input', { name: 'url', type: 'url', value: e.url, autocomplete: 'off' })),
+        field(t('admin.hooks.description'), h('input', { name: 'description', type: 'text', value: e.description ?? '' })),
         eventsFieldset(e.events),
         checkbox('disabled', t('admin.hooks.disabled'), e.disabled ?? false),
       ],
@@ -145,7 +150,8 @@ export const webhooksPage: Page = async (ctx) => {
           { label: t('admin.state'), cell: (e) => (e.disabled ? t('admin.hooks.isDisabled') : t('admin.hooks.isEnabled')) },
           { label: t('admin.created'), cell: (e) => when(e.created_at) },
           { label: t('admin.actions'), actions: true, cell: (e) => h('div', { class: 'row' }, h('a', { href: href('webhooks', e.id), class: 'button secondary' }, t('admin.hooks.deliveries')),
-            ctx.canWrite ? [editButton(e, ctx), testButton(e, ctx), deleteButton(e, ctx)] : null) },
+            // A disabled endpoint sends nothing (C18): no test is offered for it.
+            ctx.canWrite ? [editButton(e, ctx), e.disabled ? null : testButton(e, ctx), deleteButton(e, ctx)] : null) },
         ], page.webhook_endpoints),
         pager(page.next_after, after, (next) => withQuery(['webhooks'], { after: next })),
         ctx.canWrite ? createForm(ctx) : null),
@@ -176,7 +182,8 @@ function redeliverButton(d: Delivery, ctx: PageCtx): HTMLButtonElement {
   }, 'secondary')
 }
 
-function deliveryColumns(ctx: PageCtx, endpoint: boolean): Column<Delivery>[] {
+/** `sends(d)`: whether the delivery's endpoint sends (a disabled one is sent nothing again, C18). */
+function deliveryColumns(ctx: PageCtx, endpoint: boolean, sends: (d: Delivery) => boolean): Column<Delivery>[] {
   return [
     { label: t('admin.id'), cell: (d) => `#${d.id}`, sortKey: 'id', sortValue: (d) => d.id },
     ...(endpoint ? [{ label: t('admin.hooks.endpoint'), cell: (d: Delivery) => h('a', { href: href('webhooks', d.webhook_endpoint_id) }, `#${d.webhook_endpoint_id}`) }] : []),
@@ -185,7 +192,7 @@ function deliveryColumns(ctx: PageCtx, endpoint: boolean): Column<Delivery>[] {
     { label: t('admin.hooks.nextAttempt'), cell: (d) => when(d.next_attempt_at) },
     { label: t('admin.created'), cell: (d) => when(d.created_at), sortKey: 'created', sortValue: (d) => d.created_at },
     { label: t('admin.inst.attempts'), cell: attemptsOf },
-    ...(ctx.canWrite ? [{ label: t('admin.actions'), actions: true, cell: (d: Delivery) => redeliverButton(d, ctx) }] : []),
+    ...(ctx.canWrite ? [{ label: t('admin.actions'), actions: true, cell: (d: Delivery) => (sends(d) ? redeliverButton(d, ctx) : t('admin.hooks.isDisabled')) }] : []),
   ]
 }
 
@@ -211,8 +218,12 @@ export const deliveriesPage: Page = async (ctx) => {
   const filter = stateFilter(parts, state)
   const title = endpoint ? t('admin.hooks.deliveriesOf', { id: endpoint.id }) : t('admin.hooks.allDeliveries')
   let page: ListPage<'deliveries', Delivery>
+  let endpoints: WebhookEndpoint[]
   try {
-    page = await get<ListPage<'deliveries', Delivery>>(`${endpoint ? `/webhook_endpoints/${endpoint.id}/deliveries` : '/deliveries'}${query({ state, after })}`)
+    ;[page, endpoints] = await Promise.all([
+      get<ListPage<'deliveries', Delivery>>(`${endpoint ? `/webhook_endpoints/${endpoint.id}/deliveries` : '/deliveries'}${query({ state, after })}`),
+      endpoint ? [endpoint] : all<'webhook_endpoints', WebhookEndpoint>('webhook_endpoints', '/webhook_endpoints'),
+    ])
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 422) throw err
     return { title, content: [listProblem(filter, err), filter] }
@@ -223,7 +234,7 @@ export const deliveriesPage: Page = async (ctx) => {
       h('p', null, h('a', { href: href('webhooks') }, t('admin.hooks.endpoints')), endpoint ? [' · ', h('span', { class: 'url' }, endpoint.url)] : null),
       filter,
       section(t('admin.hooks.deliveries'),
-        dataTable(title, deliveryColumns(ctx, !endpoint), page.deliveries),
+        dataTable(title, deliveryColumns(ctx, !endpoint, (d) => endpoints.find((e) => e.id === d.webhook_endpoint_id)?.disabled !== true), page.deliveries),
         pager(page.next_after, after, (next) => withQuery(parts, { state, after: next }))),
     ],
   }
