@@ -184,7 +184,7 @@ function convert(kind: Kind, raw: string, source: string): unknown {
     case 'bool':
       if (/^(1|true|yes|on)$/i.test(raw)) return true
       if (/^(0|false|no|off)$/i.test(raw)) return false
-      return fail('expected 1 or 0')
+      return fail('expected 1, true, yes or on to turn it on, or 0, false, no or off to turn it off (any case)')
     case 'date':
       return isCalendarDate(raw) ? raw : fail('expected a real date as YYYY-MM-DD')
     case 'zone':

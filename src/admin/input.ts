@@ -1,4 +1,4 @@
-import { FieldErrors, ValidationFailed, readId } from '../domain/field-errors.ts'
+import { FieldErrors, ValidationFailed, acceptableText, readId, readStoredCount } from '../domain/field-errors.ts'
 import { isDate } from '../domain/dates.ts'
 
 /** Small readers for admin bodies; each adds a C4 message to `errors` and answers undefined on failure. */
@@ -8,7 +8,7 @@ export function requiredString(attrs: Record<string, unknown>, field: string, er
   if (typeof v !== 'string' && typeof v !== 'number') return errors.add(field, 'invalid')
   const s = String(v).trim()
   if (s.length > max) return errors.add(field, 'too_long', max)
-  return s
+  return acceptableText(s, field, errors) ? s : undefined
 }
 
 export function optionalString(attrs: Record<string, unknown>, field: string, errors: FieldErrors, max = 255): string | null {
@@ -17,7 +17,7 @@ export function optionalString(attrs: Record<string, unknown>, field: string, er
   if (typeof v !== 'string' && typeof v !== 'number') return errors.add(field, 'invalid') ?? null
   const s = String(v).trim()
   if (s.length > max) return errors.add(field, 'too_long', max) ?? null
-  return s
+  return acceptableText(s, field, errors) ? s : null
 }
 
 export function optionalBoolean(attrs: Record<string, unknown>, field: string, fallback: boolean, errors: FieldErrors): boolean {
@@ -29,12 +29,11 @@ export function optionalBoolean(attrs: Record<string, unknown>, field: string, f
   return fallback
 }
 
+/** A whole number 0 or more that fits every backend's integer column (a card's month or year). */
 export function optionalInteger(attrs: Record<string, unknown>, field: string, errors: FieldErrors): number | null {
   const v = attrs[field]
   if (v === undefined || v === null || v === '') return null
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return v
-  if (typeof v === 'string' && /^\d{1,9}$/.test(v)) return Number(v)
-  return errors.add(field, 'not_a_number') ?? null
+  return readStoredCount(v, field, errors) ?? null
 }
 
 export function requiredId(attrs: Record<string, unknown>, field: string, errors: FieldErrors): number | undefined {
@@ -94,8 +93,7 @@ function readParam(raw: string, name: string, rule: ParamRule, errors: FieldErro
     case 'one_of':
       return rule.values.includes(raw) ? raw : errors.add(name, 'inclusion')
     case 'text':
-      // No stored text holds a NUL, and PostgreSQL refuses to be sent one (a 500 otherwise).
-      return raw.includes('\u0000') ? errors.add(name, 'invalid') : raw
+      return acceptableText(raw, name, errors) ? raw : undefined
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { notFound } from '../http/http-error.ts'
-import { FieldErrors, isRecord } from '../domain/field-errors.ts'
+import { FieldErrors, acceptableText, isRecord } from '../domain/field-errors.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin, sha256 } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
@@ -101,7 +101,7 @@ export const createApiKey = (app: App): ApiHandler =>
       const given = wrapped['key']
       if (typeof given !== 'string' || /\s/.test(given)) errors.add('key', 'invalid')
       else if (given.length < MIN_IMPORTED_KEY) errors.add('key', 'too_short', MIN_IMPORTED_KEY)
-      else if (await tx.accounts.apiKeyHashExists(sha256(given))) errors.add('key', 'taken')
+      else if (acceptableText(given, 'key', errors) && (await tx.accounts.apiKeyHashExists(sha256(given)))) errors.add('key', 'taken')
       check(errors)
       key = given as string
     } else {

@@ -3,8 +3,10 @@
  * returned, not exited with, so tests run the whole CLI in-process; only src/main.ts touches
  * `process`. Exit statuses (also in --help): 0 done, 1 failure at run time (including a database
  * that may work later: a full disk, an I/O error, a lock held elsewhere), 2 bad command, flag or
- * configuration value (a database directory that does not exist), 3 the database cannot be used
- * and restarting will not change that (not a database, corrupt, newer schema, not writable).
+ * configuration value (a database directory that does not exist, a database file that does not
+ * exist for a command that does not make one), 3 the database cannot be used and restarting will
+ * not change that (not a database, corrupt, newer schema, not writable), 130 a `process` run
+ * stopped by SIGINT or SIGTERM after the batch in hand (process.ts).
  */
 import { parseArgs } from 'node:util'
 import { ConfigError, KNOWN_VARIABLES, loadConfig, OPTIONS, parseArgsOptions } from '../config.ts'
@@ -20,7 +22,7 @@ import { VERSION, versionLine } from '../version.ts'
 export interface CliIo {
   readonly out: (line: string) => void
   readonly err: (line: string) => void
-  /** Resolves when the process is asked to stop (SIGTERM/SIGINT); only `serve` waits for it. */
+  /** Resolves when the process is asked to stop (SIGTERM/SIGINT); `serve` and `process` wait for it. */
   readonly stopSignal: () => Promise<string>
 }
 
@@ -86,7 +88,7 @@ async function run(argv: readonly string[], env: Readonly<Record<string, string 
       return serve(config, { demo: values.demo === true }, { out: io.out, err: io.err, stopSignal: io.stopSignal() })
     case 'process':
       noMore([sub, ...rest])
-      return processCommand(config, values['as-of'], { out: io.out, err: io.err })
+      return processCommand(config, values['as-of'], { out: io.out, err: io.err, stopSignal: io.stopSignal() })
     case 'migrate':
       noMore([sub, ...rest])
       return migrateCommand(config, io.out)

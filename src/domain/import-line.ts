@@ -1,4 +1,4 @@
-import { isRecord } from './field-errors.ts'
+import { acceptableText, isRecord } from './field-errors.ts'
 import { dateIn, dayOf, isIntervalUnit, type IntervalUnit } from './dates.ts'
 import { currencyCode } from './currency.ts'
 import { readAddress } from './address.ts'
@@ -102,8 +102,8 @@ function read(type: ImportType, f: LineFields, ctx: ImportContext): ImportRecord
         kind: f.optionalString('kind'),
         brand: f.optionalString('brand'),
         last_digits: f.optionalString('last_digits', 4),
-        month: f.optionalInteger('month'),
-        year: f.optionalInteger('year'),
+        month: f.optionalCount('month'),
+        year: f.optionalCount('year'),
         gateway_reference: f.optionalString('gateway_reference'),
         ...times,
       }
@@ -129,7 +129,8 @@ function readKey(f: LineFields): string | undefined {
   // Never trimmed: a key is exactly what clients send.
   if (typeof key !== 'string' || /\s/.test(key)) return f.add('key', 'invalid')
   if (key.length < MIN_IMPORTED_KEY) return f.add('key', 'too_short', MIN_IMPORTED_KEY)
-  return key.length > 255 ? f.add('key', 'too_long', 255) : key
+  if (key.length > 255) return f.add('key', 'too_long', 255)
+  return acceptableText(key, 'key', f.errors) ? key : undefined
 }
 
 function readSubscription(f: LineFields, ctx: ImportContext, given: Set<string>, times: { created_at: string; updated_at: string }): ImportRecord | undefined {

@@ -104,6 +104,12 @@ export const MESSAGES = {
     fr: "impossible d'enregistrer un résultat pour une livraison à l'état %{count}",
     de: 'für eine Lieferung im Zustand %{count} kann kein Ergebnis erfasst werden',
   },
+  nul_character: {
+    en: 'must not contain a NUL character',
+    es: 'no debe contener el carácter NUL',
+    fr: 'ne doit pas contenir le caractère NUL',
+    de: 'darf kein NUL-Zeichen enthalten',
+  },
 } as const satisfies Record<string, Texts>
 
 export type MessageKey = keyof typeof MESSAGES

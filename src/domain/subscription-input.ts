@@ -1,14 +1,12 @@
 import { addInterval, dayOf, isDate, isIntervalUnit, type IntervalUnit } from './dates.ts'
 import { currencyCode } from './currency.ts'
 import { readAddress } from './address.ts'
-import { FieldErrors, ValidationFailed, isRecord, isTruthyFlag, readBoundedInteger, readId, readInteger } from './field-errors.ts'
+import { FieldErrors, ValidationFailed, isRecord, isTruthyFlag, readBoundedInteger, readId, readInteger, readStoredCount } from './field-errors.ts'
 import type { Address, Subscription, SubscriptionPatch } from './types.ts'
 
 /** C4: the longest interval per unit, about ten years whatever the unit. */
 export const MAX_INTERVAL: Readonly<Record<IntervalUnit, number>> = { day: 3650, week: 520, month: 120, year: 10 }
 export const MAX_QUANTITY = 9999
-/** The skip counters the shop may set (C13): solidus_subscriptions keeps them in PostgreSQL `integer` columns. */
-export const MAX_SKIP_COUNT = 2_147_483_647
 
 /** What validation needs to know about the world; the store answers, the domain stays pure. */
 export interface Lookups {
@@ -70,12 +68,7 @@ function readActionableDate(raw: unknown, ctx: InputContext, errors: FieldErrors
 
 /** A skip counter the shop sets: an integer, 0 or more. Absent (or blank) answers undefined. */
 function readSkipCounter(attrs: Record<string, unknown>, field: 'skip_count' | 'successive_skip_count', errors: FieldErrors): number | undefined {
-  if (!given(attrs[field])) return undefined
-  const n = readInteger(attrs[field], field, errors)
-  if (n === undefined) return undefined
-  if (n < 0) return errors.add(field, 'greater_than_or_equal_to_0')
-  if (n > MAX_SKIP_COUNT) return errors.add(field, 'less_than_or_equal_to', MAX_SKIP_COUNT)
-  return n
+  return given(attrs[field]) ? readStoredCount(attrs[field], field, errors) : undefined
 }
 
 /** The shop's counters (C13); nothing for a customer, whose body may say what it likes (C1). */

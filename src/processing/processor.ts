@@ -42,6 +42,8 @@ export interface RunSummary {
   readonly asOf: string
   /** Due subscriptions looked at (some have nothing to deliver and are left as they are). */
   readonly examined: number
+  /** Due subscriptions when the run began (0 when it did not run). */
+  readonly total: number
   /** Subscriptions acted on: an installment made, ended, canceled or resumed. */
   readonly processed: number
   readonly installments: number
@@ -70,7 +72,8 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
   const batch = options.batchSize ?? DEFAULT_BATCH
   const counts = noCounts()
   let examined = 0
-  const summary = (ran: boolean, completed: boolean): RunSummary => ({ ran, asOf: today, examined, ...counts, completed, elapsedMs: performance.now() - started })
+  let total = 0
+  const summary = (ran: boolean, completed: boolean): RunSummary => ({ ran, asOf: today, examined, total, ...counts, completed, elapsedMs: performance.now() - started })
   const holder = newHolder()
   if (!(await acquireLease(store, holder, { wait: options.waitForLease ?? false, signal: options.signal, onWait: options.onWait }))) {
     return summary(false, false)
@@ -84,7 +87,7 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
     return await store.bulk(async () => {
       const runId = await write((tx) => tx.leases.startRun(holder, today, new Date().toISOString()))
 
-      const total = await store.installments.countDue(today)
+      total = await store.installments.countDue(today)
       const walk = await dueWalk(store, today, total, batch)
       // Each phase sizes its units by its own rows' cost; all leave the lock free between units
       // while another process writes (pacing.ts).

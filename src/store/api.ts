@@ -685,6 +685,13 @@ export interface Store extends Reads {
    * (SYSTEM_UNIT when absent) names who it runs for; a dry one is rolled back once it answers.
    */
   write<T>(unit: Unit<T>, context?: UnitContext): Promise<T>
+  /**
+   * True when units asked for together (without awaiting one another) run in the order asked and
+   * share commits: SQLite's one writer. Without it (PostgreSQL: a pooled connection per unit) they
+   * run concurrently in no promised order, so a caller that needs an order awaits each unit
+   * before asking for the next (issue 25: bulk outcomes).
+   */
+  readonly writesInOrder?: true
   /** A long batch job (a processor run): SQLite checkpoints its WAL less often meanwhile. */
   bulk<T>(job: () => Promise<T>): Promise<T>
   /** Why the store cannot serve now (/readyz), or undefined when it can. */

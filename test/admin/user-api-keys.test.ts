@@ -35,7 +35,7 @@ async function newKey(server: TestServer, userId: number, key?: string): Promise
 
 /** The key as listed, once the writes asked so far have landed (last_used_at is not awaited by its request). */
 async function listed(server: TestServer, userId: number, keyId: number): Promise<any> {
-  await server.store.write(async () => undefined)
+  await server.settled()
   const res = await admin(server, 'GET', `/users/${userId}/api_keys?limit=100`)
   assert.equal(res.status, 200, res.text)
   return res.body.api_keys.find((k: any) => k.id === keyId)
@@ -120,7 +120,7 @@ describe('last_used_at', () => {
     const key = await newKey(server, userId)
     await failures.set(server.store, true)
     assert.equal((await server.request('GET', '/api/v1/subscriptions', { key: key.key })).status, 200)
-    await server.store.write(async () => undefined).catch(() => undefined)
+    await server.settled()
     await failures.set(server.store, false)
     const logged = server.errors.map((e) => JSON.stringify(e)).filter((line) => line.includes('could not record the use of API key'))
     assert.deepEqual(logged.length, 1)

@@ -25,9 +25,31 @@ export async function holdSubscription(t: TestContext, server: TestServer, subsc
   }
   const other = new DatabaseSync(server.config.db, { timeout: 0 })
   t.after(() => other.close())
-  other.exec('BEGIN IMMEDIATE')
+  await takeWriteLock(other)
   return async () => void other.exec('COMMIT')
 }
+
+/**
+ * BEGIN IMMEDIATE on another connection to a server's SQLite file, as another process would take
+ * the write lock. The server's own writer may hold the lock at that moment (a fire-and-forget
+ * write such as a key's last_used_at, or serve's heartbeat: its batch commits on a setImmediate),
+ * so BEGIN is tried again off the event loop until the lock is free. Neither failing at once nor
+ * a busy timeout will do: a busy handler sleeps on the event loop that writer needs to commit.
+ */
+export async function takeWriteLock(other: DatabaseSync): Promise<void> {
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    try {
+      other.exec('BEGIN IMMEDIATE')
+      return
+    } catch (err) {
+      if ((err as { errcode?: number }).errcode !== SQLITE_BUSY || Date.now() > deadline) throw err
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1))
+  }
+}
+
+const SQLITE_BUSY = 5
 
 /** How a refused write fails, in the backend's words. */
 export interface Refusal {

@@ -25,6 +25,13 @@ export interface TestServer {
   readonly log: AccessLogEntry[]
   readonly errors: object[]
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>
+  /**
+   * Resolves once every write asked of the store so far has landed or failed. A request writes
+   * some things (a key's last_used_at, a portal session's touch) in a unit it does not wait for;
+   * an empty write asked after it is a barrier on SQLite's one writer but not on PostgreSQL, whose
+   * units commit in any order.
+   */
+  settled(): Promise<void>
   close(): Promise<void>
 }
 
@@ -55,7 +62,12 @@ export interface TestResponse {
  * `env` sets REPLENISH_* values as the environment would (REPLENISH_TODAY, limits, …); its
  * REPLENISH_DB makes another instance on that server's database, which stays its first owner's.
  */
-export async function startTestServer(t: TestContext | undefined, env: Record<string, string> = {}, storeOptions: TestStoreOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  t: TestContext | undefined,
+  env: Record<string, string> = {},
+  storeOptions: TestStoreOptions = {},
+  serverOptions: { readonly wrapStore?: (store: Store) => Store } = {},
+): Promise<TestServer> {
   const shared = env['REPLENISH_DB']
   const at = shared === undefined ? await newTestLocation() : { location: shared, remove: () => {} }
   const config = loadConfig({}, {
@@ -69,7 +81,8 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     ...env,
   })
   const opened = await openTestStore(undefined, { synchronous: config.synchronous, readCacheBytes: config.readCacheMb * 1024 * 1024, ...storeOptions }, at)
-  const store = opened.store
+  const store = serverOptions.wrapStore ? serverOptions.wrapStore(opened.store) : opened.store
+  const settled = trackWrites(store)
   const errors: object[] = []
   const app = buildApp(config, store, (e) => errors.push(e))
   const log: AccessLogEntry[] = []
@@ -107,8 +120,24 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     log,
     errors,
     close,
+    settled,
     request: (method, path, options = {}) => request(server.url, method, path, options),
   }
+}
+
+/** Keeps the store's writes in flight (its `write` wrapped), and answers a wait for those asked so far. */
+function trackWrites(store: Store): () => Promise<void> {
+  const inFlight = new Set<Promise<unknown>>()
+  const write = store.write.bind(store)
+  const tracked: Store['write'] = (unit, context) => {
+    const p = write(unit, context)
+    inFlight.add(p)
+    const done = (): void => void inFlight.delete(p)
+    p.then(done, done)
+    return p
+  }
+  Object.assign(store, { write: tracked })
+  return async () => void (await Promise.allSettled([...inFlight]))
 }
 
 export async function request(base: string, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {

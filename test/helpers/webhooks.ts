@@ -14,7 +14,7 @@ export interface Received {
 export interface Receiver {
   readonly url: string
   readonly received: Received[]
-  /** Resolves once `n` requests have arrived (rejects after `ms`). */
+  /** Resolves once `n` requests have arrived (rejects after `ms`, a minute unless told: a hang, not a slow machine). */
   waitFor(n: number, ms?: number): Promise<Received[]>
   close(): Promise<void>
 }
@@ -54,7 +54,7 @@ export async function startReceiver(
     url: `http://127.0.0.1:${port}/hooks`,
     received,
     close,
-    waitFor(n: number, ms = 10_000) {
+    waitFor(n: number, ms = 60_000) {
       if (received.length >= n) return Promise.resolve(received.slice())
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`receiver got ${received.length} of ${n} requests in ${ms} ms`)), ms)

@@ -4,6 +4,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { createSubscription, seedSubscribable, seedUser, startTestServer } from '../helpers/server.ts'
 import { seedDueSubscriptions } from '../processing/helpers.ts'
 import { sqliteOf } from '../helpers/store.ts'
+import { takeWriteLock } from '../helpers/database.ts'
 
 /**
  * The server while another process holds SQLite's write lock (issue 15, item 6): it waits for the
@@ -33,7 +34,7 @@ async function setup(t: TestContext) {
 test('while another process holds the write lock, /healthz and reads are answered, and a PATCH made meanwhile lands once the lock is free', async (t) => {
   const { server, alice, sub, lineItem, patch } = await setup(t)
   const other = otherConnection(t, server.config.db)
-  other.exec('BEGIN IMMEDIATE')
+  await takeWriteLock(other)
   let settled = false
   const waiting = patch(7).finally(() => {
     settled = true
@@ -53,7 +54,7 @@ test('while another process holds the write lock, /healthz and reads are answere
 test('a PATCH that cannot get the lock within 5 s is a 500 with the request id; /readyz is 503 until a write lands again', { timeout: 20_000 }, async (t) => {
   const { server, patch } = await setup(t)
   const other = otherConnection(t, server.config.db)
-  other.exec('BEGIN IMMEDIATE')
+  await takeWriteLock(other)
   const failed = await patch(8)
   assert.equal(failed.status, 500)
   assert.deepEqual(failed.body, { error: 'Internal server error', request_id: failed.headers.get('x-request-id') })

@@ -36,7 +36,7 @@ test('the last progress line is printed once, also when the walk by id ends afte
 
 test('the summary counts in the singular for one and in the plural otherwise', () => {
   const base: RunSummary = {
-    ran: true, asOf: '2026-01-31', examined: 1, processed: 1, installments: 1, ended: 0, canceled: 0, resumed: 0, retriesDue: 1, abandoned: 0, completed: true, elapsedMs: 1234,
+    ran: true, asOf: '2026-01-31', examined: 1, total: 1, processed: 1, installments: 1, ended: 0, canceled: 0, resumed: 0, retriesDue: 1, abandoned: 0, completed: true, elapsedMs: 1234,
   }
   assert.equal(formatSummary(base),
     'processed 1 subscription as of 2026-01-31 in 1.2 s (examined 1 due): 1 installment made, 0 ended, 0 canceled, 0 resumed; 1 retry due, 0 abandoned')

@@ -173,7 +173,7 @@ describe('the session ends', () => {
     await sql.run('UPDATE portal_sessions SET expires_at = ?, touched_at = ? WHERE user_id = ?', soon, new Date(Date.now() - 61_000).toISOString(), user.id)
     const before = Date.now()
     assert.equal((await server.request('GET', '/api/v1/subscriptions', { headers: asPortal(signed, false) })).status, 200)
-    await server.store.write(async () => undefined) // the touch is written in a unit of its own, not awaited by the request
+    await server.settled() // the touch is written in a unit of its own, not awaited by the request
     const row = (await sql.get('SELECT expires_at FROM portal_sessions WHERE user_id = ?', user.id)) as { expires_at: string }
     assert.ok(Date.parse(row.expires_at) >= before + 12 * 3_600_000 - 1_000, row.expires_at)
   })
@@ -183,7 +183,7 @@ describe('the session ends', () => {
     const signed = await signIn(server, user.id)
     const before = await snapshot(server.store)
     assert.equal((await server.request('GET', '/api/v1/subscriptions', { headers: asPortal(signed, false) })).status, 200)
-    await server.store.write(async () => undefined)
+    await server.settled()
     assert.equal(await snapshot(server.store), before)
   })
 

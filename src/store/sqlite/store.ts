@@ -185,6 +185,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
         },
       )
     },
+    writesInOrder: true,
     async bulk<T>(job: () => Promise<T>): Promise<T> {
       const before = (autocheckpoint.get() as { wal_autocheckpoint: number }).wal_autocheckpoint
       db.exec(`PRAGMA wal_autocheckpoint = ${BULK_CHECKPOINT_PAGES}`)
