@@ -5,7 +5,7 @@
  * history says who changed what (before → after); a dialog closed without a change gives the focus
  * back to the button that opened it. At 1280 × 800 and 390 × 844, axe on every new state.
  */
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { checkAccessibility, startHarness, type Page } from './harness.ts'
 import { PHONE, WIDE, admin, focused, noDialog, noRawNames, notice, overflow, seedShop, signIn, visit } from './console-shop.ts'
@@ -15,16 +15,22 @@ async function offered(page: Page): Promise<string[]> {
   return (await page.getByRole('group', { name: 'Change this subscription' }).getByRole('button').allTextContents()).map((s) => s.trim())
 }
 
+/** The seeded shop, signed in, on Alice's subscription's page. */
+async function openMain(t: TestContext, viewport: { width: number; height: number }) {
+  const h = await startHarness(t)
+  const shop = await seedShop(h.server)
+  const id = shop.main.id as number
+  const { page, problems } = await h.newPage({ viewport })
+  await signIn(page, h.server.url)
+  await visit(page, h.server.url, `subscriptions/${id}`, `Subscription #${id}`)
+  return { h, shop, id, page, problems }
+}
+
 for (const viewport of [WIDE, PHONE]) {
   const size = `${viewport.width} px`
 
   test(`a subscription's changes are previewed from a dry run, then made; the history names who changed what (${size})`, async (t) => {
-    const h = await startHarness(t)
-    const shop = await seedShop(h.server)
-    const id = shop.main.id as number
-    const { page, problems } = await h.newPage({ viewport })
-    await signIn(page, h.server.url)
-    await visit(page, h.server.url, `subscriptions/${id}`, `Subscription #${id}`)
+    const { h, shop, id, page, problems } = await openMain(t, viewport)
     await page.getByText('Coffee beans 1 kg (COF-1KG)').first().waitFor()
     // Running: no Resume, no Reactivate.
     assert.deepEqual(await offered(page), ['Skip next delivery', 'Pause', 'Cancel subscription', 'Change schedule'])
@@ -143,12 +149,7 @@ for (const viewport of [WIDE, PHONE]) {
   })
 
   test(`only the actions the state allows; a change refused meanwhile shows the API's words; a dialog closed gives focus back (${size})`, async (t) => {
-    const h = await startHarness(t)
-    const shop = await seedShop(h.server)
-    const id = shop.main.id as number
-    const { page, problems } = await h.newPage({ viewport })
-    await signIn(page, h.server.url)
-    await visit(page, h.server.url, `subscriptions/${id}`, `Subscription #${id}`)
+    const { h, shop, id, page, problems } = await openMain(t, viewport)
 
     // Escape and Cancel both close the dialog and give the focus back to its opener, enabled.
     for (const close of ['Escape', 'Cancel'] as const) {

@@ -1,7 +1,9 @@
 /** The dashboard's building blocks: sections, tables, form fields, messages, pagers. */
-import { h, uid, type Child } from '../lib/dom.ts'
+import { field as valueOf, h, uid, type Child } from '../lib/dom.ts'
 import { ApiError, download, problemLines } from './api.ts'
 import { t } from './strings.ts'
+import { withQuery } from './router.ts'
+import type { PageCtx } from './page.ts'
 
 /** A card under its heading. Not a named landmark: the tables inside are (ui.ts `table`), by the same name. */
 export function section(title: string, ...children: Child[]): HTMLElement {
@@ -182,4 +184,39 @@ export function exportButton(path: string, filename: string): HTMLElement {
     }
   }, 'secondary')
   return h('div', { class: 'row export' }, button, problem)
+}
+
+/**
+ * An inline form that creates a record and draws the page again ("Saved."); a refusal stays on
+ * the form, its fields marked. `send` may keep what the answer shows once (a secret).
+ */
+export function createForm(title: string, controls: Child, send: (form: HTMLFormElement) => Promise<unknown>, ctx: PageCtx): HTMLFormElement {
+  const submit = h('button', { type: 'submit', class: 'button' }, t('admin.create'))
+  const form = h('form', { class: 'create', 'aria-label': title }, h('h3', null, title))
+  const problem = problemBox(form)
+  form.append(problem.el)
+  for (const c of Array.isArray(controls) ? controls : [controls]) if (c instanceof Node) form.append(c)
+  form.append(submit)
+  form.addEventListener('submit', (event) => {
+    event.preventDefault()
+    submit.disabled = true
+    problem.clear()
+    send(form).then(() => ctx.refresh(t('admin.saved')), (err: unknown) => {
+      problem.show(err)
+      submit.disabled = false
+    })
+  })
+  return form
+}
+
+/** A list's filter by state: a select and Search, which go to the same page with `state` (and `keep`). */
+export function stateFilter(label: string, parts: readonly string[], states: readonly [string, string][], state: string, keep: Record<string, string | null> = {}): HTMLFormElement {
+  const filter = h('form', { class: 'row', role: 'search', 'aria-label': label },
+    field(t('admin.state'), select('state', [['', t('admin.any')], ...states], state)),
+    h('button', { type: 'submit', class: 'button' }, t('admin.search')))
+  filter.addEventListener('submit', (event) => {
+    event.preventDefault()
+    location.hash = withQuery(parts, { ...keep, state: valueOf(filter, 'state') })
+  })
+  return filter
 }

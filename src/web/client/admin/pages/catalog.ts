@@ -12,32 +12,14 @@ import { fieldLabel } from '../fields.ts'
 import { discount, money } from '../format.ts'
 import { t } from '../strings.ts'
 import type { PaymentMethod, Subscribable } from '../types.ts'
-import { actionButton, checkbox, dataTable, field, problemBox, section, select } from '../ui.ts'
-import type { Page, PageCtx } from '../page.ts'
+import { actionButton, checkbox, createForm, dataTable, field, section, select } from '../ui.ts'
+import type { Page } from '../page.ts'
 
 const checked = (form: HTMLFormElement, name: string): boolean => (form.elements.namedItem(name) as HTMLInputElement | null)?.checked ?? false
 const text = (form: HTMLFormElement, name: string): string => (form.elements.namedItem(name) as HTMLInputElement | null)?.value.trim() ?? ''
 
 /** ISO 4217 codes the browser knows (C16 takes the same list). */
 const currencies = (): string[] => Intl.supportedValuesOf('currency')
-
-/** An inline form that creates a record and draws the page again; a refusal stays on the form, its fields marked. */
-function createForm(title: string, controls: HTMLElement[], send: (form: HTMLFormElement) => Promise<unknown>, ctx: PageCtx): HTMLElement {
-  const submit = h('button', { type: 'submit', class: 'button' }, t('admin.create'))
-  const form = h('form', { class: 'create', 'aria-label': title }, h('h3', null, title))
-  const problem = problemBox(form)
-  form.append(problem.el, h('div', { class: 'fields' }, controls), submit)
-  form.addEventListener('submit', (event) => {
-    event.preventDefault()
-    submit.disabled = true
-    problem.clear()
-    send(form).then(() => ctx.refresh(t('admin.saved')), (err: unknown) => {
-      problem.show(err)
-      submit.disabled = false
-    })
-  })
-  return form
-}
 
 /** The item's prices: one field per currency it has (emptied: removed), and one more to add. */
 function priceFields(item?: Subscribable): HTMLElement[] {
@@ -142,7 +124,7 @@ export const catalogPage: Page = async (ctx) => {
           { label: t('admin.catalog.subscribable'), cell: (i) => yesNo(i.subscribable) },
           ...(ctx.canWrite ? [{ label: t('admin.actions'), actions: true, cell: editItem }] : []),
         ], items),
-        ctx.canWrite ? createForm(t('admin.catalog.newItem'), itemFields(), (f) => post('/subscribables', itemBody(f)), ctx) : null),
+        ctx.canWrite ? createForm(t('admin.catalog.newItem'), h('div', { class: 'fields' }, itemFields()), (f) => post('/subscribables', itemBody(f)), ctx) : null),
       section(methodsTitle,
         dataTable<PaymentMethod>(methodsTitle, [
           { label: t('admin.id'), cell: (m) => `#${m.id}` },
@@ -150,7 +132,7 @@ export const catalogPage: Page = async (ctx) => {
           { label: t('admin.catalog.active'), cell: (m) => yesNo(m.active) },
           ...(ctx.canWrite ? [{ label: t('admin.actions'), actions: true, cell: editMethod }] : []),
         ], methods),
-        ctx.canWrite ? createForm(t('admin.catalog.newMethod'), methodFields(), (f) => post('/payment_methods', methodBody(f)), ctx) : null),
+        ctx.canWrite ? createForm(t('admin.catalog.newMethod'), h('div', { class: 'fields' }, methodFields()), (f) => post('/payment_methods', methodBody(f)), ctx) : null),
     ],
   }
 }

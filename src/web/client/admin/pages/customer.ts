@@ -12,7 +12,7 @@ import { label, when } from '../format.ts'
 import { withQuery } from '../router.ts'
 import { t } from '../strings.ts'
 import type { ApiKey, PaymentMethod, PaymentSource, Subscription, User } from '../types.ts'
-import { actionButton, checkbox, dataTable, facts, field, pager, problemBox, section, select, shownOnce } from '../ui.ts'
+import { actionButton, checkbox, createForm, dataTable, facts, field, pager, section, select, shownOnce } from '../ui.ts'
 import type { Page, PageCtx } from '../page.ts'
 import { emailsSection } from './emails.ts'
 import { namesFor, subscriptionTable } from './subscriptions.ts'
@@ -134,33 +134,21 @@ function sourcesSection(user: User, sources: readonly PaymentSource[], methods: 
 }
 
 function sourceForm(user: User, methods: readonly PaymentMethod[], ctx: PageCtx): HTMLElement {
-  const submit = h('button', { type: 'submit', class: 'button' }, t('admin.create'))
-  const form = h('form', { class: 'create', 'aria-label': t('admin.customer.newSource') }, h('h3', null, t('admin.customer.newSource')))
-  const problem = problemBox(form)
-  form.append(problem.el,
-    h('div', { class: 'fields' },
-      field(t('admin.source.method'), select('payment_method_id', methods.filter((m) => m.active).map((m): [string, string] => [String(m.id), m.name]))),
-      field(t('admin.field.kind'), select('kind', KINDS.map((k): [string, string] => [k, label('admin.kind', k)]))),
-      field(t('admin.field.brand'), h('input', { type: 'text', name: 'brand', autocomplete: 'off' })),
-      field(t('admin.field.last_digits'), h('input', { type: 'text', name: 'last_digits', inputmode: 'numeric', maxlength: '4', autocomplete: 'off' })),
-      field(t('admin.field.month'), h('input', { type: 'number', name: 'month', min: '1', max: '12' })),
-      field(t('admin.field.year'), h('input', { type: 'number', name: 'year', min: '2000', max: '2100' })),
-      field(t('admin.field.gateway_reference'), h('input', { type: 'text', name: 'gateway_reference', autocomplete: 'off' }))),
-    submit)
-  form.addEventListener('submit', (event) => {
-    event.preventDefault()
-    submit.disabled = true
-    problem.clear()
+  return createForm(t('admin.customer.newSource'), h('div', { class: 'fields' },
+    field(t('admin.source.method'), select('payment_method_id', methods.filter((m) => m.active).map((m): [string, string] => [String(m.id), m.name]))),
+    field(t('admin.field.kind'), select('kind', KINDS.map((k): [string, string] => [k, label('admin.kind', k)]))),
+    field(t('admin.field.brand'), h('input', { type: 'text', name: 'brand', autocomplete: 'off' })),
+    field(t('admin.field.last_digits'), h('input', { type: 'text', name: 'last_digits', inputmode: 'numeric', maxlength: '4', autocomplete: 'off' })),
+    field(t('admin.field.month'), h('input', { type: 'number', name: 'month', min: '1', max: '12' })),
+    field(t('admin.field.year'), h('input', { type: 'number', name: 'year', min: '2000', max: '2100' })),
+    field(t('admin.field.gateway_reference'), h('input', { type: 'text', name: 'gateway_reference', autocomplete: 'off' }))),
+  (form) => {
     const optional = (name: string) => valueOf(form, name) || undefined
-    post('/payment_sources', { payment_source: {
+    return post('/payment_sources', { payment_source: {
       user_id: user.id, payment_method_id: valueOf(form, 'payment_method_id'), kind: valueOf(form, 'kind'),
       brand: optional('brand'), last_digits: optional('last_digits'), month: optional('month'), year: optional('year'), gateway_reference: optional('gateway_reference'),
-    } }).then(() => ctx.refresh(t('admin.saved')), (err: unknown) => {
-      problem.show(err)
-      submit.disabled = false
-    })
-  })
-  return form
+    } })
+  }, ctx)
 }
 
 export const customerPage: Page = async (ctx) => {

@@ -3,13 +3,13 @@
  * overall and per customer. A server without customer e-mail answers 404 there: the customer's
  * page then leaves the section out.
  */
-import { field as valueOf, h, replace } from '../../lib/dom.ts'
+import { h, replace } from '../../lib/dom.ts'
 import { ApiError, get, problemLines, query, type ListPage } from '../api.ts'
 import { label, when } from '../format.ts'
 import { href, withQuery } from '../router.ts'
 import { t } from '../strings.ts'
 import type { Email } from '../types.ts'
-import { dataTable, field, listProblem, pager, section, select, type Column } from '../ui.ts'
+import { dataTable, listProblem, pager, section, stateFilter, type Column } from '../ui.ts'
 import type { Page } from '../page.ts'
 
 const STATES = ['pending', 'sent', 'failed'] as const
@@ -49,13 +49,7 @@ export const emailsPage: Page = async (ctx) => {
   const state = ctx.query.get('state') ?? ''
   const userId = ctx.query.get('user_id')
   const after = ctx.query.get('after')
-  const filter = h('form', { class: 'row', role: 'search', 'aria-label': t('admin.mail.filter') },
-    field(t('admin.state'), select('state', [['', t('admin.any')], ...STATES.map((s): [string, string] => [s, label('admin.mail.states', s)])], state)),
-    h('button', { type: 'submit', class: 'button' }, t('admin.search')))
-  filter.addEventListener('submit', (event) => {
-    event.preventDefault()
-    location.hash = withQuery(['emails'], { state: valueOf(filter, 'state'), user_id: userId })
-  })
+  const filter = stateFilter(t('admin.mail.filter'), ['emails'], STATES.map((s): [string, string] => [s, label('admin.mail.states', s)]), state, { user_id: userId })
   const title = t('admin.mail.title')
   let page: ListPage<'emails', Email>
   try {

@@ -10,7 +10,7 @@ import { day, label, money, when } from '../format.ts'
 import { href, withQuery } from '../router.ts'
 import { t } from '../strings.ts'
 import type { Installment } from '../types.ts'
-import { actionButton, dataTable, exportButton, field, listProblem, pager, section, select, sortingOf, type Column } from '../ui.ts'
+import { actionButton, dataTable, exportButton, field, listProblem, pager, section, select, sortingOf, stateFilter, type Column } from '../ui.ts'
 import type { Page, PageCtx } from '../page.ts'
 
 const STATES = ['pending', 'retrying', 'fulfilled', 'abandoned'] as const
@@ -71,13 +71,7 @@ export function installmentColumns(ctx: PageCtx, options: { subscription: boolea
 export const installmentsPage: Page = async (ctx) => {
   const state = ctx.query.get('state') ?? ''
   const after = ctx.query.get('after')
-  const filter = h('form', { class: 'row', role: 'search', 'aria-label': t('admin.inst.filter') },
-    field(t('admin.state'), select('state', [['', t('admin.any')], ...STATES.map((s): [string, string] => [s, label('admin.installment', s)])], state)),
-    h('button', { type: 'submit', class: 'button' }, t('admin.search')))
-  filter.addEventListener('submit', (event) => {
-    event.preventDefault()
-    location.hash = withQuery(['installments'], { state: valueOf(filter, 'state') })
-  })
+  const filter = stateFilter(t('admin.inst.filter'), ['installments'], STATES.map((s): [string, string] => [s, label('admin.installment', s)]), state)
   const title = t('admin.inst.title')
   let page: ListPage<'installments', Installment>
   try {

@@ -141,7 +141,7 @@ const itemOptions = (a: Around, selected?: number): [string, string][] =>
     return [String(i.id), `${i.name} (${i.sku})${price === undefined ? '' : ` · ${money(price, a.sub.currency)}`}`]
   })
 
-const lineItems = (a: Around, attrs: Record<string, unknown>[]) => ({ subscription: { line_items_attributes: attrs } })
+const lineItems = (attrs: Record<string, unknown>[]) => ({ subscription: { line_items_attributes: attrs } })
 
 function addItemDialog(a: Around): Promise<void> {
   const oneTime = a.sub.line_items.some((li) => li.one_time !== undefined)
@@ -153,7 +153,7 @@ function addItemDialog(a: Around): Promise<void> {
       // C17's one-time add-ons: offered once the API shows the flag on line items.
       oneTime ? checkbox('one_time', t('admin.sub.oneTimeAdd'), false) : null,
     ].filter((x): x is HTMLElement => x !== null),
-    send: (api, form) => api.patch<Subscription>(`/subscriptions/${a.sub.id}`, lineItems(a, [{
+    send: (api, form) => api.patch<Subscription>(`/subscriptions/${a.sub.id}`, lineItems([{
       subscribable_id: valueOf(form, 'line_items.subscribable'), quantity: valueOf(form, 'line_items.quantity'),
       ...(oneTime ? { one_time: (form.elements.namedItem('one_time') as HTMLInputElement).checked } : {}),
     }])),
@@ -172,7 +172,7 @@ function changeItemDialog(a: Around, li: LineItem): Promise<void> {
       const entry: Record<string, unknown> = { id: li.id, quantity: valueOf(form, 'line_items.quantity') }
       const item = valueOf(form, 'line_items.subscribable')
       if (item !== String(li.subscribable_id)) entry['subscribable_id'] = item
-      return api.patch<Subscription>(`/subscriptions/${a.sub.id}`, lineItems(a, [entry]))
+      return api.patch<Subscription>(`/subscriptions/${a.sub.id}`, lineItems([entry]))
     },
     done: () => t('admin.saved'),
   })
@@ -182,7 +182,7 @@ function removeItemDialog(a: Around, li: LineItem): Promise<void> {
   const name = a.naming.item?.(li.subscribable_id) ?? `#${li.subscribable_id}`
   return changeDialog(a, {
     title: t('admin.sub.removeItem'), body: t('admin.sub.confirmRemove', { name }), submit: t('admin.sub.removeItem'), danger: true,
-    send: (api) => api.patch<Subscription>(`/subscriptions/${a.sub.id}`, lineItems(a, [{ id: li.id, _destroy: true }])),
+    send: (api) => api.patch<Subscription>(`/subscriptions/${a.sub.id}`, lineItems([{ id: li.id, _destroy: true }])),
     done: () => t('admin.sub.itemRemoved', { name }),
   })
 }

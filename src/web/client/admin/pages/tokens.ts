@@ -10,36 +10,19 @@ import { withQuery } from '../router.ts'
 import * as session from '../session.ts'
 import { t } from '../strings.ts'
 import type { AdminToken } from '../types.ts'
-import { actionButton, dataTable, field, pager, problemBox, section, select, shownOnce } from '../ui.ts'
+import { actionButton, createForm, dataTable, field, pager, section, select, shownOnce } from '../ui.ts'
 import type { Page, PageCtx } from '../page.ts'
 
 let justMade: { id: number; token: string } | undefined
 
-function createForm(ctx: PageCtx): HTMLElement {
-  const submit = h('button', { type: 'submit', class: 'button' }, t('admin.create'))
-  const form = h('form', { class: 'create', 'aria-label': t('admin.tokens.new') }, h('h3', null, t('admin.tokens.new')))
-  const problem = problemBox(form)
-  form.append(problem.el,
-    h('div', { class: 'fields' },
-      field(t('admin.tokens.scope'), select('scope', ['admin', 'read', 'metrics'].map((s): [string, string] => [s, label('admin.scope', s)]), 'read')),
-      field(t('admin.tokens.label'), h('input', { name: 'label', type: 'text', maxlength: '100' }))),
-    submit)
-  form.addEventListener('submit', (event) => {
-    event.preventDefault()
-    submit.disabled = true
-    problem.clear()
-    post<AdminToken>('/admin_tokens', { admin_token: { scope: valueOf(form, 'scope'), label: valueOf(form, 'label') || undefined } }).then(
-      (made) => {
-        justMade = { id: made.id, token: made.token ?? '' }
-        ctx.refresh(t('admin.saved'))
-      },
-      (err: unknown) => {
-        problem.show(err)
-        submit.disabled = false
-      },
-    )
-  })
-  return form
+function tokenForm(ctx: PageCtx): HTMLElement {
+  return createForm(t('admin.tokens.new'), h('div', { class: 'fields' },
+    field(t('admin.tokens.scope'), select('scope', ['admin', 'read', 'metrics'].map((s): [string, string] => [s, label('admin.scope', s)]), 'read')),
+    field(t('admin.tokens.label'), h('input', { name: 'label', type: 'text', maxlength: '100' }))),
+  async (form) => {
+    const made = await post<AdminToken>('/admin_tokens', { admin_token: { scope: valueOf(form, 'scope'), label: valueOf(form, 'label') || undefined } })
+    justMade = { id: made.id, token: made.token ?? '' }
+  }, ctx)
 }
 
 function revokeButton(token: AdminToken, ctx: PageCtx): HTMLButtonElement {
@@ -75,7 +58,7 @@ export const tokensPage: Page = async (ctx) => {
           ...(ctx.canWrite ? [{ label: t('admin.actions'), actions: true, cell: (tok: AdminToken) => revokeButton(tok, ctx) }] : []),
         ], page.admin_tokens),
         pager(page.next_after, after, (next) => withQuery(['tokens'], { after: next })),
-        ctx.canWrite ? createForm(ctx) : null),
+        ctx.canWrite ? tokenForm(ctx) : null),
     ],
   }
 }

@@ -15,7 +15,7 @@ import { eventName, label, num, when } from '../format.ts'
 import { href, withQuery } from '../router.ts'
 import { t } from '../strings.ts'
 import type { Delivery, DeliveryAttempt, WebhookEndpoint } from '../types.ts'
-import { actionButton, checkbox, dataTable, field, listProblem, pager, problemBox, section, select, shownOnce, type Column } from '../ui.ts'
+import { actionButton, checkbox, createForm, dataTable, field, listProblem, pager, section, shownOnce, stateFilter, type Column } from '../ui.ts'
 import type { Page, PageCtx } from '../page.ts'
 
 /** The secret of the endpoint just made: drawn once by the next page, then forgotten. */
@@ -38,31 +38,16 @@ function eventsOf(form: HTMLFormElement): string[] {
 
 const eventsText = (events: readonly string[]): string => (events.includes('*') ? t('admin.hooks.allEvents') : events.map((e) => eventName(e)).join(', '))
 
-function createForm(ctx: PageCtx): HTMLElement {
-  const submit = h('button', { type: 'submit', class: 'button' }, t('admin.create'))
-  const form = h('form', { class: 'create', 'aria-label': t('admin.hooks.new') }, h('h3', null, t('admin.hooks.new')))
-  const problem = problemBox(form)
-  form.append(problem.el,
+function endpointForm(ctx: PageCtx): HTMLElement {
+  return createForm(t('admin.hooks.new'), [
     h('div', { class: 'fields' },
       field(t('admin.hooks.url'), h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://', autocomplete: 'off' })),
       field(t('admin.hooks.description'), h('input', { name: 'description', type: 'text' }))),
-    eventsFieldset(), submit)
-  form.addEventListener('submit', (event) => {
-    event.preventDefault()
-    submit.disabled = true
-    problem.clear()
-    post<WebhookEndpoint>('/webhook_endpoints', { webhook_endpoint: { url: valueOf(form, 'url'), events: eventsOf(form), description: valueOf(form, 'description') || undefined } }).then(
-      (made) => {
-        justMade = { id: made.id, secret: made.secret ?? '' }
-        ctx.refresh(t('admin.saved'))
-      },
-      (err: unknown) => {
-        problem.show(err)
-        submit.disabled = false
-      },
-    )
-  })
-  return form
+    eventsFieldset(),
+  ], async (form) => {
+    const made = await post<WebhookEndpoint>('/webhook_endpoints', { webhook_endpoint: { url: valueOf(form, 'url'), events: eventsOf(form), description: valueOf(form, 'description') || undefined } })
+    justMade = { id: made.id, secret: made.secret ?? '' }
+  }, ctx)
 }
 
 function endpointChanges(before: WebhookEndpoint, after: WebhookEndpoint): Change[] {
@@ -154,7 +139,7 @@ export const webhooksPage: Page = async (ctx) => {
             ctx.canWrite ? [editButton(e, ctx), e.disabled ? null : testButton(e, ctx), deleteButton(e, ctx)] : null) },
         ], page.webhook_endpoints),
         pager(page.next_after, after, (next) => withQuery(['webhooks'], { after: next })),
-        ctx.canWrite ? createForm(ctx) : null),
+        ctx.canWrite ? endpointForm(ctx) : null),
     ],
   }
 }
@@ -196,17 +181,6 @@ function deliveryColumns(ctx: PageCtx, endpoint: boolean, sends: (d: Delivery) =
   ]
 }
 
-function stateFilter(parts: readonly string[], state: string): HTMLFormElement {
-  const filter = h('form', { class: 'row', role: 'search', 'aria-label': t('admin.hooks.deliveries') },
-    field(t('admin.state'), select('state', [['', t('admin.any')], ...STATES.map((s): [string, string] => [s, label('admin.delivery', s)])], state)),
-    h('button', { type: 'submit', class: 'button' }, t('admin.search')))
-  filter.addEventListener('submit', (event) => {
-    event.preventDefault()
-    location.hash = withQuery(parts, { state: valueOf(filter, 'state') })
-  })
-  return filter
-}
-
 /** `#/webhooks/:id`: one endpoint's deliveries; `#/webhooks/deliveries`: every endpoint's (C18 GET /deliveries). */
 export const deliveriesPage: Page = async (ctx) => {
   const across = ctx.params[0] === 'deliveries'
@@ -215,7 +189,7 @@ export const deliveriesPage: Page = async (ctx) => {
   const state = ctx.query.get('state') ?? ''
   const after = ctx.query.get('after')
   const parts = ['webhooks', endpoint ? String(endpoint.id) : 'deliveries']
-  const filter = stateFilter(parts, state)
+  const filter = stateFilter(t('admin.hooks.deliveries'), parts, STATES.map((s): [string, string] => [s, label('admin.delivery', s)]), state)
   const title = endpoint ? t('admin.hooks.deliveriesOf', { id: endpoint.id }) : t('admin.hooks.allDeliveries')
   let page: ListPage<'deliveries', Delivery>
   let endpoints: WebhookEndpoint[]
