@@ -27,6 +27,7 @@ interface Command {
 const METAVAR: Readonly<Record<string, string>> = {
   db: 'FILE|URL', string: 'VALUE', host: 'HOST', port: 'PORT', count: 'N', positive: 'N', optional_count: 'N', bool: '0|1',
   date: 'YYYY-MM-DD', zone: 'ZONE', currency: 'CODE', sync: 'FULL|NORMAL', log: 'json|off', origins: 'ORIGINS',
+  smtp_url: 'URL', mail_from: 'ADDRESS', locale: 'en|es|fr|de', file: 'FILE',
 }
 
 const RUNTIME_FAILURE = 'failure at run time: a database that may work later (a full disk, an I/O error, a lock held by another process: worth a retry), or an unexpected error'
@@ -61,7 +62,7 @@ const COMMANDS: Readonly<Record<CommandPage, Command>> = {
   process: {
     summary: 'turn due subscriptions into installments once, then exit',
     usage: ['replenish process [--as-of YYYY-MM-DD]'],
-    about: 'One run of the processor: an installment for each due subscription (installment.created), installment.retry_due for failed ones whose retry time has come, ends and cancellations that are due. Waits while another processor (serve\'s, or another run) holds the lease. Progress on stderr, the summary on stdout. serve runs the same every REPLENISH_PROCESS_EVERY minutes.',
+    about: 'One run of the processor: an installment for each due subscription (installment.created), installment.retry_due for failed ones whose retry time has come, ends and cancellations that are due, then subscription.upcoming for deliveries at most REPLENISH_UPCOMING_DAYS away (with REPLENISH_SMTP_URL set, their mails and those of its cancellations are queued for serve to send: give it serve\'s mail settings). Waits while another processor (serve\'s, or another run) holds the lease. Progress on stderr, the summary on stdout. serve runs the same every REPLENISH_PROCESS_EVERY minutes.',
     flags: [['--as-of YYYY-MM-DD', 'run as of this date instead of today: the whole clock moves, as REPLENISH_TODAY would']],
     exit: {
       ok: 'done',
@@ -133,6 +134,16 @@ const COMMANDS: Readonly<Record<CommandPage, Command>> = {
     about: 'Makes an API key for the customer and prints it once, alone on the last line. The admin API (POST /admin/api/v1/users/:id/api_keys) does the same.',
     flags: [['--user ID', 'the customer\'s id']],
     exit: { ok: 'created', usage: 'no --user, an ID that is not a number or not a customer, no database file at --db (only serve and migrate make one)' },
+  },
+  'mail-preview': {
+    summary: 'print a customer\'s mail as this configuration writes it (no database)',
+    usage: ['replenish mail-preview upcoming|payment_failed|canceled [--locale en|es|fr|de] [--html]'],
+    about: 'Renders one kind of customer mail (docs/email.md) for a made-up customer with two items priced in REPLENISH_CURRENCY, with this configuration\'s shop name, accent, sender, time zone, link base and link lifetime, and prints its headers and plain text. Touches no database and sends nothing.',
+    flags: [
+      ['--locale en|es|fr|de', 'the customer\'s language (default REPLENISH_DEFAULT_LOCALE)'],
+      ['--html', 'print the HTML part alone (to open in a browser) instead of the headers and text'],
+    ],
+    exit: { ok: 'printed', usage: 'no KIND or an unknown one, a --locale not in the list, a bad setting' },
   },
 }
 

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs'
 import type { Config } from '../config.ts'
 import { serviceClock } from '../clock.ts'
 import { EmptyImport, importContext, runImport } from '../admin/imports.ts'
-import { ImportLineError } from '../domain/import-errors.ts'
-import type { ImportSummary } from '../domain/import-records.ts'
+import { ImportLineError } from '../domain/import/errors.ts'
+import type { ImportSummary } from '../domain/import/records.ts'
 import { openExistingStore, UsageError } from './commands.ts'
 
 type Out = (line: string) => void

@@ -17,6 +17,7 @@ import { processCommand } from './process.ts'
 import { importCommand } from './import.ts'
 import { copyCommand } from './copy.ts'
 import { helpText } from './help.ts'
+import { mailPreviewCommand } from './mail-preview.ts'
 import { VERSION, versionLine } from '../version.ts'
 
 export interface CliIo {
@@ -32,7 +33,7 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, database: 3 } as const
  * Flags that belong to one command; given to another they are a usage error, not silently ignored.
  * Each is documented on its command's help page (test/cli/help.test.ts).
  */
-export const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup', scope: 'admin-tokens create', label: 'admin-tokens create', from: 'copy', to: 'copy' }
+export const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup', scope: 'admin-tokens create', label: 'admin-tokens create', from: 'copy', to: 'copy', locale: 'mail-preview', html: 'mail-preview' }
 
 const ARG_OPTIONS = {
   ...parseArgsOptions(),
@@ -47,6 +48,8 @@ const ARG_OPTIONS = {
   label: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
+  locale: { type: 'string' },
+  html: { type: 'boolean' },
 } as const
 
 export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
@@ -110,6 +113,9 @@ async function run(argv: readonly string[], env: Readonly<Record<string, string 
       if (sub !== 'create') throw new UsageError('usage: replenish users create --email ADDRESS')
       noMore(rest)
       return createUserCommand(config, values.email, io.out)
+    case 'mail-preview':
+      noMore(rest)
+      return mailPreviewCommand(config, sub, values.locale, values.html === true, io.out)
     case 'keys':
       if (sub !== 'create') throw new UsageError('usage: replenish keys create --user ID')
       noMore(rest)

@@ -38,6 +38,7 @@ export async function processCommand(config: Config, asOf: string | undefined, i
       signal: stop.signal,
       onWait: (holder) => io.err(`replenish: another processor is running (${holder}); waiting for it to finish`),
       onProgress: progressPrinter(io.err),
+      upcomingDays: config.upcomingDays,
     })
     if (!s.ran) {
       io.err('replenish: interrupted while waiting for the other processor, before this run began; run it again to go on')
@@ -87,7 +88,8 @@ export function formatSummary(s: RunSummary): string {
   return (
     `processed ${plural(s.processed, 'subscription')} as of ${s.asOf} in ${(s.elapsedMs / 1000).toFixed(1)} s (examined ${s.examined} due): ` +
     `${plural(s.installments, 'installment')} made, ${s.ended} ended, ${s.canceled} canceled, ${s.resumed} resumed; ` +
-    `${s.retriesDue} ${s.retriesDue === 1 ? 'retry' : 'retries'} due, ${s.abandoned} abandoned`
+    `${s.retriesDue} ${s.retriesDue === 1 ? 'retry' : 'retries'} due, ${s.abandoned} abandoned` +
+    (s.upcoming > 0 ? `; ${s.upcoming} upcoming ${s.upcoming === 1 ? 'delivery' : 'deliveries'} announced` : '')
   )
 }
 

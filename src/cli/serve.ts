@@ -12,6 +12,9 @@ import { webhookDispatcher } from '../processing/webhooks/dispatcher.ts'
 import { loadPacer } from '../processing/webhooks/pacer.ts'
 import { webhookMetricsText } from '../processing/webhooks/metrics.ts'
 import { eventRetention } from '../processing/event-retention.ts'
+import { mailForServe } from '../processing/mail/in-serve.ts'
+import { mailMetricsText } from '../processing/mail/metrics.ts'
+import { createPortalLink, prunePortalLinks } from '../admin/portal-sessions.ts'
 
 export interface ServeIo {
   readonly out: (line: string) => void
@@ -37,14 +40,19 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
   })
   const app = buildApp(config, store, (entry) => errors.write(entry))
   const metrics = new RequestMetrics()
-  const processing = processingForServe(store, app.clock, config.processEvery, (entry) => errors.write(entry))
+  const processing = processingForServe(store, app.clock, config.processEvery, (entry) => errors.write(entry), config.upcomingDays)
   const logError = (entry: object): void => errors.write(entry)
   let answered = 0
   const pacer = loadPacer({ requestsAnswered: () => answered })
   const dispatcher = webhookDispatcher({ store, retryBaseSeconds: config.webhookRetryBaseSeconds, log: logError, pacer })
   app.endpointsChanged.add(() => dispatcher.refresh())
   const retention = eventRetention({ store, days: config.eventRetentionDays, log: logError })
-  const routes = buildRoutes(app, metrics, [processing.metrics, () => webhookMetricsText(store, Date.now())], processing.readiness)
+  // C17: the customers' mails, when REPLENISH_SMTP_URL is set; paced apart from the webhooks.
+  const mailPacer = loadPacer({ requestsAnswered: () => answered })
+  const mail = mailForServe(config, store, { create: createPortalLink, prune: prunePortalLinks }, logError, mailPacer)
+  const routes = buildRoutes(app, metrics, [
+    processing.metrics, () => webhookMetricsText(store, Date.now()), () => mailMetricsText(store, Date.now()),
+  ], processing.readiness)
   const hint = await noAdminTokenHint(config, store)
   const server = await listen(
     {
@@ -79,12 +87,14 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
   processing.start()
   dispatcher.start()
   retention.start()
+  mail?.start()
 
   const signal = await io.stopSignal
   io.err(`replenish: ${signal} received, finishing in-flight requests`)
   // A processor run stops after its current batch; the database closes only after both.
-  await Promise.all([server.close(SHUTDOWN_GRACE_MS), processing.stop(), dispatcher.stop(), retention.stop()])
+  await Promise.all([server.close(SHUTDOWN_GRACE_MS), processing.stop(), dispatcher.stop(), retention.stop(), mail?.stop()])
   pacer.stop()
+  mailPacer.stop()
   stdout.flush()
   errors.flush()
   // The checkpoint thread's connection goes first, so the server's close is the last one and

@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   'subscription.cancellation_pending',
   'subscription.activated',
   'subscription.ended',
+  'subscription.upcoming',
   'line_item.created',
   'line_item.updated',
   'line_item.deleted',

@@ -4,6 +4,7 @@ import { PROCESSOR_UNIT, type Store, type Unit } from '../store/api.ts'
 import { addCounts, dueWalk, endBatch, noCounts, processBatch, retryBatch } from './batch.ts'
 import { acquireLease, newHolder, releaseLease, renewLease } from './lease.ts'
 import { LockSharing, RowBudget } from './pacing.ts'
+import { announceUpcoming } from './upcoming.ts'
 
 /**
  * One processor run (C9): every due subscription, then subscriptions whose end date passed,
@@ -25,6 +26,12 @@ export interface ProcessOptions {
   /** Stops the run at the next batch boundary (serve shutting down). */
   readonly signal?: AbortSignal | undefined
   readonly onProgress?: ((p: Progress) => void) | undefined
+  /**
+   * C17: subscriptions whose next delivery is at most this many days away get their
+   * `subscription.upcoming` event, after everything else (REPLENISH_UPCOMING_DAYS; 0, the
+   * default here, turns it off: the CLI and serve pass the configured value).
+   */
+  readonly upcomingDays?: number | undefined
 }
 
 export interface Progress {
@@ -52,6 +59,8 @@ export interface RunSummary {
   readonly resumed: number
   readonly retriesDue: number
   readonly abandoned: number
+  /** Subscriptions told of their next delivery (C17). */
+  readonly upcoming: number
   readonly completed: boolean
   readonly elapsedMs: number
 }
@@ -73,7 +82,8 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
   const counts = noCounts()
   let examined = 0
   let total = 0
-  const summary = (ran: boolean, completed: boolean): RunSummary => ({ ran, asOf: today, examined, total, ...counts, completed, elapsedMs: performance.now() - started })
+  let upcoming = 0
+  const summary = (ran: boolean, completed: boolean): RunSummary => ({ ran, asOf: today, examined, total, ...counts, upcoming, completed, elapsedMs: performance.now() - started })
   const holder = newHolder()
   if (!(await acquireLease(store, holder, { wait: options.waitForLease ?? false, signal: options.signal, onWait: options.onWait }))) {
     return summary(false, false)
@@ -185,6 +195,11 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
         addCounts(counts, unit.made)
         full = unit.full
       }
+
+      // Last, so that the dates this run moved are the ones told of (C17).
+      upcoming = await announceUpcoming(store, {
+        today, days: options.upcomingDays ?? 0, batch, sharing, stopped, inUnit: (tx) => renewLease(tx, holder),
+      })
 
       if (stopped()) return summary(true, false)
       await write(async (tx) => {

@@ -7,6 +7,7 @@ import { HTML_TYPE, PAGE_HEADERS } from './page-headers.ts'
 import { renderShell, themeCss, type WebApp } from './shell.ts'
 import { openPortalLink } from './portal/open-link.ts'
 import { showPortalSession, signOutOfPortal } from './portal/session-api.ts'
+import { updatePortalSettings } from './portal/settings-api.ts'
 
 /**
  * The web console (C14): the staff dashboard's and the portal's pages, their assets, and the
@@ -23,6 +24,7 @@ export function webRoutes(app: App): Route[] {
     ['GET', '/portal/sessions/:token', openPortalLink(app, assets)],
     ['GET', '/portal/api/session', endpoint(app, showPortalSession(app))],
     ['POST', '/portal/api/sign_out', endpoint(app, signOutOfPortal(app))],
+    ['PATCH', '/portal/api/settings', endpoint(app, updatePortalSettings(app))],
   ]
 }
 

@@ -28,14 +28,14 @@ async function csv(server: TestServer, path: string, key = ADMIN_TOKEN): Promise
 }
 
 async function subscribable(store: Store, sku: string, name: string): Promise<number> {
-  return store.write(async (tx) => (await tx.catalog.createSubscribable(sku, name, true)).id)
+  return store.write(async (tx) => (await tx.catalog.createSubscribable({ sku, name, subscribable: true, discount_bp: 0, prices: new Map() })).id)
 }
 
 test('subscriptions.csv: the headers, then one record per subscription in id order, its fields, its owner and its items by name', async (t) => {
   const server = await startTestServer(t, { REPLENISH_TODAY: TODAY })
   const owner = await seedUser(server.store)
   const email = (await server.store.accounts.findUser(owner.id))?.email
-  await server.store.write((tx) => tx.accounts.updateUser(owner.id, email ?? null, 'shop-7'))
+  await server.store.write((tx) => tx.accounts.updateUser(owner.id, email ?? null, 'shop-7', { locale: null, email_notifications: true }))
   const coffee = await subscribable(server.store, 'COF-1', 'Coffee, dark')
   const tea = await subscribable(server.store, 'TEA-1', 'Tea "Earl Grey"')
   const pay = await seedPayment(server.store, owner.id)

@@ -43,6 +43,14 @@ test('with nothing set every option takes its documented default', () => {
     shopLogoUrl: undefined,
     shopAccent: '#1d4ed8',
     publicUrl: undefined,
+    upcomingDays: 3,
+    smtpUrl: undefined,
+    smtpTlsInsecure: false,
+    smtpCaFile: undefined,
+    mailFrom: undefined,
+    mailLinkHours: 72,
+    mailRetryBaseSeconds: 10,
+    defaultLocale: 'en',
   })
   assert.ok(Object.isFrozen(c))
 })
@@ -157,7 +165,8 @@ test('every option has a REPLENISH_ variable, and every option but the secret ha
     assert.match(o.env, /^REPLENISH_[A-Z_]+$/)
     assert.equal(o.env, `REPLENISH_${o.flag.toUpperCase().replaceAll('-', '_')}`)
   }
-  assert.deepEqual(OPTIONS.filter((o) => o.envOnly).map((o) => o.env), ['REPLENISH_ADMIN_TOKEN'])
+  // Secrets: argv shows in `ps`. The SMTP URL holds the mail server's password (C17).
+  assert.deepEqual(OPTIONS.filter((o) => o.envOnly).map((o) => o.env), ['REPLENISH_ADMIN_TOKEN', 'REPLENISH_SMTP_URL'])
 })
 
 test('the read cache must fit in a third of the V8 heap; the refusal says how to raise the heap', async () => {

@@ -9,6 +9,8 @@ import { adminAccountPaths } from './admin-account-paths.ts'
 import { adminExportPaths } from './admin-export-paths.ts'
 import { adminSubscriptionPaths } from './admin-subscription-paths.ts'
 import { adminWebhookPaths } from './admin-webhook-paths.ts'
+import { adminEmailPaths } from './admin-email-paths.ts'
+import { adminReportPaths } from './admin-report-paths.ts'
 import { customerPaths } from './customer-paths.ts'
 import { dashboardPaths } from './dashboard-paths.ts'
 import { errorSchemas, headers, responses } from './errors.ts'
@@ -33,9 +35,11 @@ const TAGS: Record<string, string> = {
   Events: 'The cursor feed of every change (C10).',
   'Webhook endpoints': 'Where events are posted, signed (C10, docs/webhooks.md).',
   Deliveries: 'The delivery log of each endpoint, and redelivery.',
+  Emails: "The log of customers' mails (C17, docs/email.md): never a body, never a link.",
   'Admin tokens': 'Tokens for the admin API and /metrics, with their scopes (C13).',
   Imports: 'Bringing a shop over from solidus_subscriptions with its ids (docs/import.md).',
   Exports: 'Subscriptions, users and installments as CSV files, streamed (C18).',
+  Reports: "The shop's money: monthly recurring value, and new, canceled, churn and fulfilled revenue per month (C16).",
   Dashboard: "What the staff dashboard (/admin/) reads besides the lists: counts and series (docs/console.md).",
   Operations: 'Health, readiness and metrics for the operator (C12).',
   Meta: 'This document.',
@@ -76,7 +80,7 @@ export const openApiDocument: Record<string, unknown> = {
   },
   servers: [{ url: 'http://127.0.0.1:8080', description: 'The default bind address (REPLENISH_HOST, REPLENISH_PORT).' }],
   tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
-  paths: assemble([...customerPaths, ...adminAccountPaths, ...adminSubscriptionPaths, ...adminWebhookPaths, ...adminExportPaths, ...dashboardPaths, ...portalPaths, ...opsPaths]),
+  paths: assemble([...customerPaths, ...adminAccountPaths, ...adminSubscriptionPaths, ...adminWebhookPaths, ...adminExportPaths, ...adminEmailPaths, ...adminReportPaths, ...dashboardPaths, ...portalPaths, ...opsPaths]),
   components: {
     securitySchemes: {
       apiKey: { type: 'http', scheme: 'bearer', description: "A customer's API key (`rpl_…`): it identifies the user." },

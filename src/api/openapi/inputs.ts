@@ -7,6 +7,7 @@ import { ADDRESS_FIELDS } from '../../domain/types.ts'
 import { EVENT_TYPES } from '../../domain/events.ts'
 import { OUTCOME_RESULTS } from '../../domain/outcome.ts'
 import { ADMIN_SCOPES } from '../../store/api.ts'
+import { LANGUAGES } from '../../domain/messages.ts'
 import { input, nullable, oneOfValues, ref, type Schema } from './schema-kit.ts'
 
 const integer = (extra: Schema = {}): Schema => ({ type: ['integer', 'string'], pattern: '^-?\\d+$', ...extra })
@@ -66,7 +67,12 @@ export const inputs: Record<string, Schema> = {
   DateInput: input({ actionable_date: { type: 'string', format: 'date', description: 'Moved to tomorrow if earlier.' } }),
   AdminSubscriptionCreate: input({ user_id: integer(), ...adminSubscriptionFields }, ['user_id', 'interval_length']),
   AdminSubscriptionUpdate: input(adminSubscriptionFields),
-  UserInput: input({ email: { type: 'string', description: 'Unique (case-insensitively); must contain an @.' }, external_id: nullable('string') }),
+  UserInput: input({
+    email: { type: 'string', description: 'Unique (case-insensitively); must contain an @.' },
+    external_id: nullable('string'),
+    locale: { type: ['string', 'null'], enum: [...LANGUAGES, null], description: "Their mails' language (C17); null follows REPLENISH_DEFAULT_LOCALE." },
+    email_notifications: { ...flag, description: 'false: no mail at all (C17).' },
+  }),
   ApiKeyInput: input({ key: { type: 'string', minLength: 16, description: 'An existing key to import (16+ characters, no spaces), so old clients keep working.' } }),
   PaymentMethodInput: input({ name: { type: 'string', maxLength: 255 }, active: flag }),
   PaymentSourceInput: input({
@@ -74,7 +80,23 @@ export const inputs: Record<string, Schema> = {
     last_digits: nullable('string', { maxLength: 4 }), month: nullableInteger,
     year: nullableInteger, gateway_reference: nullable('string'),
   }, ['user_id', 'payment_method_id']),
-  SubscribableInput: input({ sku: { type: 'string', maxLength: 255 }, name: { type: 'string', maxLength: 255 }, subscribable: flag }),
+  SubscribableInput: input({
+    sku: { type: 'string', maxLength: 255 },
+    name: { type: 'string', maxLength: 255 },
+    subscribable: flag,
+    prices: {
+      type: ['object', 'null'],
+      additionalProperties: { type: ['string', 'null'], pattern: '^\\d+(\\.\\d+)?$' },
+      description: 'Currency code → amount as a decimal string (at most the currency\'s minor-unit digits, 0…1000000; never a number). ' +
+        'On change, merged by currency into the item\'s prices: `null` as an amount removes that currency, `null` for the object removes them all.',
+      examples: [{ USD: '12.50', EUR: null }],
+    },
+    discount_percent: {
+      type: ['string', 'number', 'null'],
+      description: 'Subscribe-and-save on this item: "0"…"100", at most 2 decimals; null is 0. Default "0".',
+      examples: ['10'],
+    },
+  }),
   OutcomeInput: input({ result: oneOfValues(OUTCOME_RESULTS), order_reference: nullable('string', { maxLength: 255 }), message: nullable('string', { maxLength: 1000 }) }, ['result']),
   OutcomesInput: input({
     outcomes: {

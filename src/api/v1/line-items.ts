@@ -3,7 +3,7 @@ import type { Ctx } from '../../http/types.ts'
 import { FieldErrors, ValidationFailed } from '../../domain/field-errors.ts'
 import { readLineItemFields, type Lookups } from '../../domain/subscription-input.ts'
 import { renderLineItem } from '../../domain/representation.ts'
-import type { LineItem } from '../../domain/types.ts'
+import type { PricedLineItem } from '../../domain/types.ts'
 import type { Tx } from '../../store/api.ts'
 import type { App } from '../shared/app.ts'
 import { authenticate } from '../shared/auth.ts'
@@ -14,7 +14,7 @@ import { lockOwned, recordLineItemEvent } from '../shared/subscription-actions.t
 import { notAuthorized } from '../shared/errors.ts'
 
 /** A line item is owned through its subscription (C2): 404, then 401. */
-function owned(item: (LineItem & { owner_id: number }) | undefined, userId: number): LineItem {
+function owned(item: (PricedLineItem & { owner_id: number }) | undefined, userId: number): PricedLineItem {
   if (!item) throw notFound()
   if (item.owner_id !== userId) throw notAuthorized()
   const { owner_id: _owner, ...lineItem } = item

@@ -2,6 +2,7 @@ import { ApiError } from '../lib/api.ts'
 import { h, replace } from '../lib/dom.ts'
 import { frequency, itemsSummary, nextDelivery, stateBadge } from './describe.ts'
 import type { Portal, Subscription } from './portal.ts'
+import { emailSettings } from './settings-view.ts'
 
 interface Page {
   readonly subscriptions: Subscription[]
@@ -29,7 +30,7 @@ export async function showList(portal: Portal): Promise<void> {
         h('dt', null, t('field.actionable_date')), h('dd', null, nextDelivery(portal, sub)),
         h('dt', null, t('portal.frequency')), h('dd', null, frequency(portal, sub))),
       h('a', { class: 'button secondary', href: `#/subscriptions/${sub.id}` }, t('portal.manage', { id: sub.id }))))
-  replace(page.main, heading, cards.length === 0 ? h('p', null, t('portal.empty')) : h('div', { class: 'grid' }, cards))
+  replace(page.main, heading, cards.length === 0 ? h('p', null, t('portal.empty')) : h('div', { class: 'grid' }, cards), emailSettings(portal))
 }
 
 /** The customer API pages by 100 at most (C3); a customer with more gets them all. */

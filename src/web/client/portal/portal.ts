@@ -8,7 +8,7 @@ export type Key = SharedKey | PortalKey
 
 /** GET /portal/api/session (src/web/portal/session-api.ts). */
 export interface SessionInfo {
-  readonly user: { readonly id: number; readonly email: string | null }
+  readonly user: { readonly id: number; readonly email: string | null; readonly locale: string; readonly email_notifications: boolean }
   readonly csrf_token: string
   readonly return_url: string | null
   readonly today: string

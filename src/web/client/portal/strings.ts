@@ -59,6 +59,11 @@ const EN = {
   'portal.done.next_date': 'The next delivery date was changed.',
   'portal.done.address': 'The shipping address was saved.',
   'portal.fix_errors': 'Please correct the following:',
+  'portal.email_settings': 'E-mail',
+  'portal.email_notifications': 'Send me e-mails about my deliveries (a reminder before each one, a failed payment, a cancellation)',
+  'portal.email_language': 'Language of my e-mails',
+  'portal.save_email_settings': 'Save e-mail settings',
+  'portal.done.email_settings': 'Your e-mail settings were saved.',
 } as const
 
 export type PortalKey = keyof typeof EN
@@ -121,6 +126,11 @@ const ES: Catalogue<PortalKey> = {
   'portal.done.next_date': 'Se cambió la fecha de la próxima entrega.',
   'portal.done.address': 'Se guardó la dirección de envío.',
   'portal.fix_errors': 'Corrija lo siguiente:',
+  'portal.email_settings': 'Correo electrónico',
+  'portal.email_notifications': 'Enviarme correos sobre mis entregas (un aviso antes de cada una, un pago fallido, una cancelación)',
+  'portal.email_language': 'Idioma de mis correos',
+  'portal.save_email_settings': 'Guardar la configuración de correo',
+  'portal.done.email_settings': 'Se guardó su configuración de correo.',
 }
 
 const FR: Catalogue<PortalKey> = {
@@ -181,6 +191,11 @@ const FR: Catalogue<PortalKey> = {
   'portal.done.next_date': 'La date de la prochaine livraison a été modifiée.',
   'portal.done.address': "L'adresse de livraison a été enregistrée.",
   'portal.fix_errors': 'Veuillez corriger ce qui suit :',
+  'portal.email_settings': 'E-mails',
+  'portal.email_notifications': "M'envoyer des e-mails sur mes livraisons (un rappel avant chacune, un paiement refusé, une résiliation)",
+  'portal.email_language': 'Langue de mes e-mails',
+  'portal.save_email_settings': 'Enregistrer les préférences e-mail',
+  'portal.done.email_settings': 'Vos préférences e-mail ont été enregistrées.',
 }
 
 const DE: Catalogue<PortalKey> = {
@@ -241,6 +256,11 @@ const DE: Catalogue<PortalKey> = {
   'portal.done.next_date': 'Das Datum der nächsten Lieferung wurde geändert.',
   'portal.done.address': 'Die Lieferadresse wurde gespeichert.',
   'portal.fix_errors': 'Bitte korrigieren Sie Folgendes:',
+  'portal.email_settings': 'E-Mail',
+  'portal.email_notifications': 'E-Mails zu meinen Lieferungen senden (eine Erinnerung vor jeder Lieferung, eine fehlgeschlagene Zahlung, eine Kündigung)',
+  'portal.email_language': 'Sprache meiner E-Mails',
+  'portal.save_email_settings': 'E-Mail-Einstellungen speichern',
+  'portal.done.email_settings': 'Ihre E-Mail-Einstellungen wurden gespeichert.',
 }
 
 export const PORTAL_STRINGS: Readonly<Record<Language, Catalogue<PortalKey>>> = { en: EN, es: ES, fr: FR, de: DE }

@@ -1,7 +1,7 @@
-import { FieldErrors, acceptableText, readBoundedInteger, readStoredCount } from './field-errors.ts'
-import type { MessageKey } from './messages.ts'
-import { isDate } from './dates.ts'
-import type { ImportMessageKey } from './import-errors.ts'
+import { FieldErrors, acceptableText, readBoundedInteger, readStoredCount } from '../field-errors.ts'
+import type { MessageKey } from '../messages.ts'
+import { isDate } from '../dates.ts'
+import type { ImportMessageKey } from './errors.ts'
 
 /**
  * Readers of one field of an import line. Each answers the value, or undefined after recording
