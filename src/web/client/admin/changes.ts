@@ -24,7 +24,16 @@ export interface Naming {
 /** An address as the lines of a label. */
 export const addressLines = (a: Address): string[] =>
   [[a.firstname, a.lastname].filter(Boolean).join(' '), a.company, a.address1, a.address2,
-    [a.zipcode, a.city].filter(Boolean).join(' '), a.state_name, a.country_iso, a.phone].filter((x): x is string => !!x)
+    [a.zipcode, a.city].filter(Boolean).join(' '), a.state_name, a.country_iso ? countryName(a.country_iso) : null, a.phone].filter((x): x is string => !!x)
+
+/** `FR` → "France" in the page's language (the code itself when the browser has no name for it). */
+export function countryName(code: string): string {
+  try {
+    return new Intl.DisplayNames([document.documentElement.lang || 'en'], { type: 'region' }).of(code.toUpperCase()) ?? code
+  } catch {
+    return code
+  }
+}
 
 export const addressText = (a: Address | null | undefined): string => (a ? addressLines(a).join(', ') : dash())
 

@@ -13,10 +13,10 @@ const OWN = new Set([
   'sku', 'name', 'prices', 'discount_percent', 'active', 'kind', 'brand', 'last_digits', 'month', 'year', 'gateway_reference',
   'result', 'order_reference', 'message', 'url', 'events', 'description', 'disabled', 'scope', 'label', 'return_url',
   'after', 'limit', 'actionable_before', 'due_before', 'due_after', 'subscription_id', 'q', 'from', 'to', 'type', 'price', 'total',
-  'subtotal', 'discount_total', 'processing_state', 'confirmation', 'retry_at',
+  'subtotal', 'discount_total', 'processing_state', 'confirmation', 'retry_at', 'country_iso',
 ])
 
-/** Address fields: the shared catalogue's words (lib/i18n.ts `field.*`). */
+/** Address fields: the shared catalogue's words (lib/i18n.ts `field.*`); the country is the dashboard's own, a picker of names. */
 const ADDRESS = new Set(['firstname', 'lastname', 'company', 'address1', 'address2', 'city', 'zipcode', 'state_name', 'country_iso', 'phone'])
 
 function one(name: string): string {

@@ -72,9 +72,12 @@ function moneyCharts(monthly: Monthly): HTMLElement[] {
   const last = months[months.length - 1]?.month ?? ''
   const axisMoney = (v: number) => new Intl.NumberFormat(document.documentElement.lang || 'en', { style: 'currency', currency, notation: 'compact' }).format(v)
   const busiest = months.reduce<MonthRow | undefined>((best, m) => (best === undefined || height(m.fulfilled_total) > height(best.fulfilled_total) ? m : best), undefined)
+  const range = { from: month(first, 'long'), to: month(last, 'long') }
   const revenue = barChart(
     t('admin.overview.revenueChart', { currency }),
-    t('admin.overview.revenueChartSummary', { from: month(first, 'long'), to: month(last, 'long'), best: busiest ? `${month(busiest.month, 'long')} (${money(busiest.fulfilled_total, currency)})` : t('common.none') }),
+    busiest === undefined || height(busiest.fulfilled_total) === 0
+      ? t('admin.overview.revenueChartEmpty', range)
+      : t('admin.overview.revenueChartSummary', { ...range, best: `${month(busiest.month, 'long')} (${money(busiest.fulfilled_total, currency)})` }),
     {
       kinds: [{ label: t('admin.overview.fulfilledRevenue'), className: 'bar-fulfilled' }],
       points: months.map((m) => ({ axis: month(m.month), name: month(m.month, 'long'), values: [height(m.fulfilled_total)], shown: [money(m.fulfilled_total, currency)] })),
