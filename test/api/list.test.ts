@@ -91,7 +91,7 @@ describe('C3 representation', () => {
       'skip_count', 'successive_skip_count', 'payment_method_id', 'payment_source_id', 'currency', 'subtotal', 'discount_total', 'total', 'processing_state',
       'shipping_address', 'billing_address', 'line_items', 'created_at', 'updated_at',
     ])
-    assert.deepEqual(Object.keys(sub.line_items[0]), ['id', 'subscription_id', 'subscribable_id', 'quantity', 'price', 'discount_percent', 'total', 'created_at', 'updated_at'])
+    assert.deepEqual(Object.keys(sub.line_items[0]), ['id', 'subscription_id', 'subscribable_id', 'quantity', 'one_time', 'price', 'discount_percent', 'total', 'created_at', 'updated_at'])
     assert.deepEqual(Object.keys(res.body), ['subscriptions', 'count', 'current_page', 'pages', 'per_page', 'total_count'])
   })
 
