@@ -40,6 +40,7 @@ test('with nothing set every option takes its documented default', () => {
     trustProxy: false,
     corsOrigins: [],
     shopName: 'replenish',
+    shopUrl: undefined,
     shopLogoUrl: undefined,
     shopAccent: '#1d4ed8',
     publicUrl: undefined,

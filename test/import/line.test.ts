@@ -52,7 +52,7 @@ test('a subscription keeps every given id, date and counter; past dates are fine
     created_on: '2019-12-31', created_at: '2020-01-01T03:30:00.123Z', updated_at: '2021-02-03T02:05:06.789Z',
   })
   assert.deepEqual(r.row.line_items.map((li) => li.item), [
-    { id: 90, subscription_id: 42, subscribable_id: 5, quantity: 2, created_at: '2020-01-01T00:00:00.000Z', updated_at: '2021-02-03T02:05:06.789Z' },
+    { id: 90, subscription_id: 42, subscribable_id: 5, quantity: 2, one_time: false, created_at: '2020-01-01T00:00:00.000Z', updated_at: '2021-02-03T02:05:06.789Z' },
   ])
 
   const utc = parseImportLine(JSON.stringify(sub({ created_at: '2020-01-01T03:30:00.000Z' })), 1, { ...ctx, timeZone: 'UTC' })
