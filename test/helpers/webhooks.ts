@@ -72,7 +72,7 @@ export function startDispatcher(t: TestContext | undefined, server: TestServer, 
   const dispatcher = webhookDispatcher({ store: server.store, retryBaseSeconds: 1, log: (e) => server.errors.push(e), pollMs: 20, ...options })
   server.app.endpointsChanged.add(() => dispatcher.refresh())
   dispatcher.start()
-  t?.after(() => dispatcher.stop(100))
+  if (t) server.defer(() => dispatcher.stop(100))
   return dispatcher
 }
 

@@ -38,7 +38,7 @@ function priced(body: Record<string, any>, currency: string): Record<string, any
   return {
     ...body,
     ...totals,
-    line_items: lines.map((li) => ({ ...li, ...lineMoney(li.quantity, unit(li.subscribable_id), DISCOUNTS[li.subscribable_id] ?? 0, currency) })),
+    line_items: lines.map((li) => ({ ...li, one_time: false, ...lineMoney(li.quantity, unit(li.subscribable_id), DISCOUNTS[li.subscribable_id] ?? 0, currency) })),
   }
 }
 

@@ -52,7 +52,7 @@ const money = (currency: string, subscribable_id: number, quantity: number) => {
   return { price, discount_percent: '0', total: (Number(price.replace('.', '')) * quantity / 100).toFixed(2) }
 }
 const item = (id: number, subscription_id: number, subscribable_id: number, quantity: number, created_at: string, updated_at = created_at, currency = 'USD') =>
-  ({ id, subscription_id, subscribable_id, quantity, ...money(currency, subscribable_id, quantity), created_at, updated_at })
+  ({ id, subscription_id, subscribable_id, quantity, one_time: false, ...money(currency, subscribable_id, quantity), created_at, updated_at })
 /** The totals of the next delivery (no discounts: subtotal = total). */
 const totals = (subtotal: string) => ({ subtotal, discount_total: '0.00', total: subtotal })
 

@@ -42,7 +42,18 @@ test('under steady writes the worker checkpoints, the WAL restarts and stays bou
   let walMax = 0
   let runs = 0
   let paused = 0
-  while (n < 80_000 && store.checkpoints()!.inline < 2) {
+  // The WAL starts over in one of two ways: after an inline checkpoint, or by itself when the
+  // thread copied everything while no batch was open (writes slower than it: a loaded machine,
+  // or c8's coverage, under which 80,000 units never needed an inline one). Either way the frame
+  // count the thread reports goes down.
+  let restarts = 0
+  let frames = 0
+  const sawRestart = (): void => {
+    const now = store.checkpoints()!.walFrames
+    if (now < frames) restarts++
+    frames = now
+  }
+  while (n < 80_000 && restarts < 2) {
     const batch: Promise<void>[] = []
     for (let i = 0; i < 20; i++) batch.push(store.write(async () => void insert.run(++n)))
     await Promise.all(batch)
@@ -56,11 +67,12 @@ test('under steady writes the worker checkpoints, the WAL restarts and stays bou
       runs = store.checkpoints()!.background
     }
     walMax = Math.max(walMax, statSync(`${file}-wal`).size)
+    sawRestart()
   }
   const total = n
   const c = store.checkpoints()!
   assert.ok(c.background > 0, 'the thread checkpointed')
-  assert.ok(c.inline >= 2, `the WAL was restarted (${c.inline} times in ${total} units)`)
+  assert.ok(restarts >= 2, `the WAL was restarted (${restarts} times in ${total} units, ${c.inline} after an inline checkpoint)`)
   // Without restarts the WAL would hold every page written.
   const pageSize = (store.db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size
   assert.ok(walMax < 2.5 * RESTART_FRAMES * pageSize, `WAL peaked at ${walMax} bytes`)

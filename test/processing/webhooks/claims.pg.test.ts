@@ -19,11 +19,11 @@ test('two instances\' dispatchers on one database post every delivery exactly on
   const registered = await server.request('POST', '/admin/api/v1/webhook_endpoints', { key: ADMIN_TOKEN, json: { webhook_endpoint: { url: rx.url, events: ['*'] } } })
   assert.equal(registered.status, 201)
   const other = await openStoreAt(server.config.db)
-  t.after(() => other.close())
+  server.defer(() => other.close())
   const errors: object[] = []
   const dispatchers = [server.store, other].map((store) => webhookDispatcher({ store, retryBaseSeconds: 1, log: (e) => errors.push(e), pollMs: 5, concurrency: 4 }))
   for (const d of dispatchers) d.start()
-  t.after(() => Promise.all(dispatchers.map((d) => d.stop(100))))
+  server.defer(() => Promise.all(dispatchers.map((d) => d.stop(100))))
 
   const user = await seedUser(server.store)
   const n = 60
@@ -59,7 +59,7 @@ test('a stopped dispatcher hands back what it fetched and did not post: another 
   let hang = true
   const held: (() => void)[] = []
   const rx = await startReceiver(t, (_req, res) => (hang ? held.push(() => res.end('ok')) : res.end('ok')))
-  t.after(() => held.forEach((f) => f()))
+  server.defer(() => held.forEach((f) => f()))
   assert.equal((await server.request('POST', '/admin/api/v1/webhook_endpoints', { key: ADMIN_TOKEN, json: { webhook_endpoint: { url: rx.url, events: ['*'] } } })).status, 201)
   const user = await seedUser(server.store)
   const n = 20
@@ -68,15 +68,16 @@ test('a stopped dispatcher hands back what it fetched and did not post: another 
   // Four sockets: its share, so exactly four are in flight however long they hang (issue 25).
   const first = webhookDispatcher({ store: server.store, retryBaseSeconds: 1, log: () => {}, pollMs: 5, concurrency: 4, sockets: 4 })
   first.start()
+  server.defer(() => first.stop(100))
   await rx.waitFor(4, 5_000)
   await first.stop(100)
 
   hang = false
   const other = await openStoreAt(server.config.db)
-  t.after(() => other.close())
+  server.defer(() => other.close())
   const second = webhookDispatcher({ store: other, retryBaseSeconds: 1, log: () => {}, pollMs: 5, concurrency: 4 })
   second.start()
-  t.after(() => second.stop(100))
+  server.defer(() => second.stop(100))
   const started = Date.now()
   await rx.waitFor(4 + n, 5_000)
   assert.ok(Date.now() - started < CLAIM_LEASE_MS / 3, 'posted long before the claims would have run out')
