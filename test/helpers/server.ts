@@ -32,6 +32,13 @@ export interface TestServer {
    * units commit in any order.
    */
   settled(): Promise<void>
+  /**
+   * Runs `fn` when the server closes, before its store is closed and removed (the last added runs
+   * first). A webhook dispatcher or a second store on the same database stops there: the test's
+   * t.after hooks run in the order they were added, so one added after the server's would run
+   * after its PostgreSQL schema was dropped, and the drop could deadlock with its queries.
+   */
+  beforeClose(fn: () => unknown): void
   close(): Promise<void>
 }
 
@@ -100,11 +107,16 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     0,
   )
   let closed = false
+  const first: (() => unknown)[] = []
   const close = async (): Promise<void> => {
     if (closed) return
     closed = true
-    await server.close(1000)
-    await opened.close()
+    try {
+      for (const fn of first.reverse()) await fn()
+    } finally {
+      await server.close(1000)
+      await opened.close()
+    }
   }
   t?.after(close)
   return {
@@ -116,6 +128,7 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     errors,
     close,
     settled,
+    beforeClose: (fn) => void first.push(fn),
     request: (method, path, options = {}) => request(server.url, method, path, options),
   }
 }

@@ -67,12 +67,12 @@ export async function startReceiver(
   }
 }
 
-/** serve's dispatcher on a test server's store, told of endpoint changes as serve's is; stopped after the test. */
-export function startDispatcher(t: TestContext | undefined, server: TestServer, options: Partial<DispatcherOptions> = {}): Dispatcher {
+/** serve's dispatcher on a test server's store, told of endpoint changes as serve's is; stopped when the server closes, before its store. */
+export function startDispatcher(server: TestServer, options: Partial<DispatcherOptions> = {}): Dispatcher {
   const dispatcher = webhookDispatcher({ store: server.store, retryBaseSeconds: 1, log: (e) => server.errors.push(e), pollMs: 20, ...options })
   server.app.endpointsChanged.add(() => dispatcher.refresh())
   dispatcher.start()
-  t?.after(() => dispatcher.stop(100))
+  server.beforeClose(() => dispatcher.stop(100))
   return dispatcher
 }
 

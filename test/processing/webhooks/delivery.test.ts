@@ -48,7 +48,7 @@ test('a delivery posts the event as the feed shows it, with Replenish-Event-Id a
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
   const endpoint = await register(server, rx.url)
-  startDispatcher(t, server)
+  startDispatcher(server)
   const before = Math.floor(Date.now() / 1000)
   await makeEvents(server, 1)
   const [got] = await rx.waitFor(1) as [Received]
@@ -70,7 +70,7 @@ test('500, 500, 200 → three attempts, the second retry six times later than th
   })
   const endpoint = await register(server, rx.url)
   // The draw fixed at the middle of the jitter range: the delays are their nominal 1 s and 6 s.
-  startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0.5 })
+  startDispatcher(server, { retryBaseSeconds: 1, random: () => 0.5 })
   await makeEvents(server, 1)
   const got = await rx.waitFor(3)
   // Never early; how late a retry goes out after it is due depends on how busy the machine is, so
@@ -99,7 +99,7 @@ test('a hanging receiver does not delay another endpoint', async (t) => {
   await register(server, healthy.url)
   // Its requests never time out during the test: were the healthy endpoint's deliveries to wait
   // for them, they would never arrive (rather than arriving late, which a busy machine also does).
-  startDispatcher(t, server, { concurrency: 4, timeoutMs: 600_000 })
+  startDispatcher(server, { concurrency: 4, timeoutMs: 600_000 })
   await makeEvents(server, 30)
   await healthy.waitFor(30)
   // The hanging one holds exactly its own connections, no more.
@@ -119,7 +119,7 @@ test('after DELETE nothing more is sent to the endpoint, pending retries include
     res.end()
   })
   const endpoint = await register(server, rx.url)
-  startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0, pacer: { delay: () => (held ? 20 : 0), busy: false, stop() {} } }) // first retry 0.8 s later
+  startDispatcher(server, { retryBaseSeconds: 1, random: () => 0, pacer: { delay: () => (held ? 20 : 0), busy: false, stop() {} } }) // first retry 0.8 s later
   await makeEvents(server, 2)
   await rx.waitFor(2)
   await deliveriesWhen(server, endpoint.id, 'both failures recorded', (l) => l.length === 2 && l.every((d) => d.attempts.length === 1))
@@ -140,7 +140,7 @@ test('after rotate_secret deliveries carry two v1= entries, the new secret first
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
   const endpoint = await register(server, rx.url)
-  const dispatcher = startDispatcher(t, server)
+  const dispatcher = startDispatcher(server)
   const rotated = await server.request('POST', `${A}/webhook_endpoints/${endpoint.id}/rotate_secret`, { key: ADMIN_TOKEN })
   assert.equal(rotated.status, 200)
   await makeEvents(server, 1)
@@ -174,7 +174,7 @@ test('a redirect is not followed: it is a failed attempt naming the Location', a
     res.end()
   })
   const endpoint = await register(server, rx.url)
-  startDispatcher(t, server, { retryBaseSeconds: 60 })
+  startDispatcher(server, { retryBaseSeconds: 60 })
   await makeEvents(server, 1)
   await rx.waitFor(1)
   const [delivery] = await deliveriesWhen(server, endpoint.id, 'the attempt recorded', (l) => l[0]?.attempts.length === 1)
@@ -194,7 +194,7 @@ test('at most 1 KiB of an answer is kept; no answer within the time-out is a fai
   const silent = await startReceiver(t, () => {})
   const bigEndpoint = await register(server, big.url)
   const silentEndpoint = await register(server, silent.url)
-  startDispatcher(t, server, { retryBaseSeconds: 60, timeoutMs: 300 })
+  startDispatcher(server, { retryBaseSeconds: 60, timeoutMs: 300 })
   await makeEvents(server, 1)
   const recorded = (l: any[]): boolean => l[0]?.attempts.length === 1
   const [kept] = await deliveriesWhen(server, bigEndpoint.id, 'the 500 recorded', recorded)
@@ -212,7 +212,7 @@ test('a delivery not accepted within the retry window is failed, and counted so'
   })
   const endpoint = await register(server, rx.url)
   // A 2 s window: the first retry (1 s) falls inside it, the second (6 s later) would not.
-  startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0.5, retryWindowMs: 2_000 })
+  startDispatcher(server, { retryBaseSeconds: 1, random: () => 0.5, retryWindowMs: 2_000 })
   await makeEvents(server, 1)
   await rx.waitFor(2)
   const [delivery] = await deliveriesWhen(server, endpoint.id, 'the delivery failed', (l) => l[0]?.state === 'failed')
@@ -230,12 +230,12 @@ test('pending deliveries survive a stop: a new dispatcher on the same store send
     res.end()
   })
   const endpoint = await register(server, rx.url)
-  const first = startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0 })
+  const first = startDispatcher(server, { retryBaseSeconds: 1, random: () => 0 })
   await makeEvents(server, 5)
   await rx.waitFor(5)
   await first.stop()
   up = true
-  startDispatcher(t, server, { retryBaseSeconds: 1 })
+  startDispatcher(server, { retryBaseSeconds: 1 })
   await deliveriesWhen(server, endpoint.id, 'every delivery delivered', (l) => l.length === 5 && l.every((d) => d.state === 'delivered'))
   const events = (await server.request('GET', `${A}/events`, { key: ADMIN_TOKEN })).body.events.map((e: any) => String(e.id))
   const delivered = new Set(rx.received.filter((_r, i) => i >= 5).map((r) => r.headers['replenish-event-id']))
@@ -247,7 +247,7 @@ test('while the pacer holds deliveries back nothing is posted; once it lets go, 
   const rx = await startReceiver(t)
   await register(server, rx.url)
   let held = true
-  startDispatcher(t, server, { pacer: { delay: () => (held ? 20 : 0), busy: false, stop() {} } })
+  startDispatcher(server, { pacer: { delay: () => (held ? 20 : 0), busy: false, stop() {} } })
   await makeEvents(server, 5)
   await sleep(300)
   assert.equal(rx.received.length, 0)
