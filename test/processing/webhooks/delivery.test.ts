@@ -10,6 +10,7 @@ import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestSe
 import { sleep, startDispatcher, startReceiver, type Received } from '../../helpers/webhooks.ts'
 import { testSql } from '../../helpers/rows.ts'
 import { until } from '../../helpers/wait.ts'
+import { webhookDispatcher } from '../../../src/processing/webhooks/dispatcher.ts'
 
 const A = '/admin/api/v1'
 
@@ -253,4 +254,39 @@ test('while the pacer holds deliveries back nothing is posted; once it lets go, 
   assert.equal(rx.received.length, 0)
   held = false
   await rx.waitFor(5)
+})
+
+test('a stop while an idle worker is looking for due deliveries ends once that read has answered', async (t) => {
+  const server = await startTestServer(t)
+  const rx = await startReceiver(t)
+  await register(server, rx.url)
+  // The idle worker's read of its next due time is held until the stop has begun.
+  let reading = false
+  let answer = (): void => {}
+  const held = new Promise<void>((resolve) => (answer = resolve))
+  const deliveries = {
+    ...server.store.deliveries,
+    nextDueMs: async (endpointId: number) => {
+      reading = true
+      await held
+      return server.store.deliveries.nextDueMs(endpointId)
+    },
+  }
+  const store = new Proxy(server.store, {
+    get(target, prop) {
+      if (prop === 'deliveries') return deliveries
+      const value: unknown = Reflect.get(target, prop, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+  const dispatcher = webhookDispatcher({ store, retryBaseSeconds: 1, log: (e) => server.errors.push(e), pollMs: 20 })
+  dispatcher.start()
+  await until('the idle worker to read its next due time', () => reading)
+  let stopped = false
+  const stopping = dispatcher.stop(100).then(() => (stopped = true))
+  answer()
+  // It waited for ever: the read's answer found the worker stopped but still marked as reading.
+  await until('the stop to end', () => stopped)
+  await stopping
+  assert.deepEqual(server.errors, [])
 })
