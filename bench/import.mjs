@@ -19,6 +19,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
 import { runTimed } from './lib/process.mjs'
@@ -54,6 +55,9 @@ try {
   writeFileSync(file, lines.join('\n') + '\n')
   const mb = statSync(file).size / 1048576
   log(`wrote ${lines.length} lines (${mb.toFixed(1)} MB) to ${file}`)
+  // `import` works on a database that is there (issue 25): make it first.
+  const migrated = spawnSync(command, [...prefix, 'migrate'], { env, cwd: ROOT, encoding: 'utf8' })
+  if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`)
   const t = performance.now()
   const { code, peakKb, stdout } = await runTimed(command, [...prefix, 'import', file], { env, cwd: ROOT, rssFile: join(dir, 'rss.txt') })
   const seconds = (performance.now() - t) / 1000

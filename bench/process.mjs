@@ -14,15 +14,18 @@
  *
  *   npm run bench:process                      # 1,000,000
  *   npm run bench:process -- --count 100000    # while developing
+ *   npm run bench:process -- --priced          # the catalog priced (C16): every snapshot line and
+ *                                              # installment total computed and formatted
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
 import { runTimed } from './lib/process.mjs'
+import { replenishCommand } from './lib/replenish-command.mjs'
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const AS_OF = '2026-03-01'
@@ -33,11 +36,12 @@ const { values: opts } = parseArgs({
     dir: { type: 'string' },
     'keep-db': { type: 'boolean', default: false },
     'seed-only': { type: 'boolean', default: false },
+    priced: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 })
 if (opts.help) {
-  process.stdout.write('usage: npm run bench:process [-- --count N] [--dir DIR] [--keep-db] [--seed-only]\n')
+  process.stdout.write('usage: npm run bench:process [-- --count N] [--dir DIR] [--keep-db] [--seed-only] [--priced]\n')
   process.exit(0)
 }
 const count = Number(opts.count)
@@ -45,21 +49,19 @@ if (!Number.isSafeInteger(count) || count < 1) throw new Error('--count: expecte
 
 const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'replenish-bench-process-'))
 const db = join(dir, 'bench.db')
-const binary = join(ROOT, 'dist', 'replenish')
-// The built binary only when it is newer than every source file: a stale build would time old code.
-const [command, prefix] = builtAndFresh(binary) ? [binary, []] : [process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')]]
+const { command, prefix, label } = replenishCommand(ROOT)
 const env = { ...process.env, REPLENISH_DB: db, REPLENISH_TIME_ZONE: 'UTC' }
 delete env.REPLENISH_TODAY
 
 const log = (line) => process.stderr.write(line + '\n')
-log(`running ${command === binary ? binary : 'src/main.ts through tsx'}`)
+log(`running ${label}`)
 
 try {
   const migrated = spawnSync(command, [...prefix, 'migrate'], { env, cwd: ROOT, encoding: 'utf8' })
   if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`)
   let t = performance.now()
-  seed(db, count)
-  log(`seeded ${count} due subscriptions with 2 line items each in ${((performance.now() - t) / 1000).toFixed(1)} s (${db})`)
+  seed(db, count, opts.priced)
+  log(`seeded ${count} due subscriptions with 2 line items each${opts.priced ? ', priced' : ''} in ${((performance.now() - t) / 1000).toFixed(1)} s (${db})`)
   if (opts['seed-only']) process.exit(0)
 
   t = performance.now()
@@ -67,7 +69,7 @@ try {
   const seconds = (performance.now() - t) / 1000
   if (code !== 0) throw new Error(`replenish process exited with ${code}`)
   log(stdout.trim())
-  const installments = check(db, count)
+  const installments = check(db, count, opts.priced)
   log(`checked: ${installments} installments, one per subscription`)
   const processed = Number(/^processed (\d+) subscriptions/m.exec(stdout)?.[1])
   if (processed !== count) throw new Error(`expected the run to process ${count} subscriptions, it says ${processed}`)
@@ -76,8 +78,8 @@ try {
   if (!opts['keep-db'] && !opts.dir) rmSync(dir, { recursive: true, force: true })
 }
 
-/** Users, two catalog items, `n` monthly subscriptions due on days 1–28 of February, two line items each. */
-function seed(file, n) {
+/** Users, two catalog items (priced in USD, one with a discount, when `priced`), `n` monthly subscriptions due on days 1–28 of February, two line items each. */
+function seed(file, n, priced) {
   const conn = new DatabaseSync(file)
   const now = new Date().toISOString()
   // Nothing to protect while seeding, and a cache big enough that the one transaction never spills.
@@ -90,6 +92,7 @@ function seed(file, n) {
     INSERT INTO subscribables (id, sku, name, subscribable, created_at, updated_at) VALUES
       (1, 'COFFEE-1KG', 'Coffee beans, 1 kg', 1, '${now}', '${now}'),
       (2, 'TEA-250G', 'Green tea, 250 g', 1, '${now}', '${now}');
+    ${priced ? "UPDATE subscribables SET discount_bp = 1000, discount_percent = '10' WHERE id = 1; INSERT INTO subscribable_prices (subscribable_id, currency, amount, amount_text, minor_unit) VALUES (1, 'USD', 2400, '24.00', 100), (1, 'EUR', 2200, '22.00', 100), (2, 'USD', 850, '8.50', 100);" : ''}
     WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${n})
     INSERT INTO subscriptions (id, user_id, state, paused, interval_length, interval_units, actionable_date, anchor_day,
         currency, created_on, created_at, updated_at)
@@ -106,22 +109,18 @@ function seed(file, n) {
 }
 
 
-function check(file, n) {
+function check(file, n, priced) {
   const conn = new DatabaseSync(file, { readOnly: true })
   try {
     const r = conn.prepare('SELECT count(*) AS total, count(DISTINCT subscription_id) AS subs FROM installments').get()
     if (r.total !== n || r.subs !== n) throw new Error(`expected ${n} installments, one per subscription; found ${r.total} for ${r.subs}`)
+    // 2 × 24.00 less 10 % and 1 × 8.50: every installment froze 51.70 (C16).
+    const wrong = conn.prepare("SELECT count(*) AS n FROM installments WHERE total IS NOT ?").get(priced ? '51.70' : null)
+    if (wrong.n !== 0) throw new Error(`${wrong.n} installments have another total than ${priced ? '51.70' : 'none'}`)
     const moved = conn.prepare("SELECT count(*) AS n FROM subscriptions WHERE actionable_date <= ?").get(AS_OF)
     if (moved.n !== 0) throw new Error(`${moved.n} subscriptions are still due`)
     return r.total
   } finally {
     conn.close()
   }
-}
-
-function builtAndFresh(file) {
-  if (!existsSync(file)) return false
-  const built = statSync(file).mtimeMs
-  const newest = (d) => Math.max(0, ...readdirSync(d, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(d, e.name)) : statSync(join(d, e.name)).mtimeMs)))
-  return built > newest(join(ROOT, 'src'))
 }

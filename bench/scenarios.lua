@@ -3,7 +3,7 @@
 --
 --   wrk ... -s bench/scenarios.lua <url> -- <data file> <scenario> <run number> <threads> [<slice> <slices>]
 --
--- Scenarios: get, list, patch, skip, create. The data file is written by bench/lib/seed.mjs.
+-- Scenarios: get, list, patch, skip, create; patch-keyed (patch with a new Idempotency-Key each). The data file is written by bench/lib/seed.mjs.
 -- Each thread takes its own slice of the users, so no two threads write the same row. With
 -- several replenish instances (`--instances`), one wrk process drives each, and each process
 -- takes slice <slice> (from 0) of <slices> before its threads divide it: no two processes write
@@ -70,14 +70,20 @@ function request()
   elseif scenario == "skip" then
     local id = user.subscriptions[(round % #user.subscriptions) + 1]
     return wrk.format("POST", "/api/v1/subscriptions/" .. id .. "/skip", user.get, "")
-  elseif scenario == "patch" then
+  elseif scenario == "patch" or scenario == "patch-keyed" then
     local items = #user.line_items
     local id = user.line_items[(round % items) + 1]
     -- A new quantity on every visit of an item (a PATCH to the same value writes nothing): it
     -- changes with each pass over the thread's items and with each wrk run of the bench.
     local pass = math.floor(round / items)
     local quantity = ((run * 97 + pass + 1) % 9999) + 1
-    return wrk.format("PATCH", "/api/v1/line_items/" .. id, user.post,
+    local headers = user.post
+    if scenario == "patch-keyed" then
+      -- A new Idempotency-Key on every request: each also stores its answer (bench/wal-growth.mjs).
+      headers = { ["Authorization"] = user.post["Authorization"], ["Content-Type"] = "application/json",
+        ["Idempotency-Key"] = "wal-" .. run .. "-" .. (thread_index or 0) .. "-" .. n }
+    end
+    return wrk.format("PATCH", "/api/v1/line_items/" .. id, headers,
       '{"subscription_line_item":{"quantity":' .. quantity .. '}}')
   elseif scenario == "create" then
     local a = subscribables[(n % #subscribables) + 1]

@@ -3,7 +3,7 @@
  * A bad value throws ConfigError naming the flag or variable it came from; main.ts turns that
  * into exit status 2.
  */
-import { existsSync, statSync } from 'node:fs'
+import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { dirname } from 'node:path'
 
@@ -15,7 +15,7 @@ export class ConfigError extends Error {
 }
 
 type Kind = 'db' | 'string' | 'host' | 'port' | 'count' | 'positive' | 'optional_count' | 'bool' | 'date' | 'zone' | 'currency' | 'sync' | 'log' | 'origins'
-  | 'shop_name' | 'logo_url' | 'accent' | 'public_url'
+  | 'shop_name' | 'logo_url' | 'accent' | 'public_url' | 'web_url' | 'smtp_url' | 'mail_from' | 'locale' | 'file'
 
 interface OptionSpec {
   readonly key: keyof Config
@@ -71,7 +71,28 @@ export interface Config {
   readonly shopAccent: string
   /** The origin customers reach this server at (`https://portal.shop.example`): portal links start with it. */
   readonly publicUrl: string | undefined
+  /** The shop's site (`https://shop.example/account`): where the portal's 410 page leads when its link has no return_url (C18). */
+  readonly shopUrl: string | undefined
+  /** Days before a delivery its `subscription.upcoming` event is written (C17); 0: never. */
+  readonly upcomingDays: number
+  /** `smtp://[user:pass@]host:port` or `smtps://…`: customers get e-mail when set (C17). Holds a password: never shown. */
+  readonly smtpUrl: string | undefined
+  /** Accept an SMTP server's certificate without checking it (a test server's self-signed one). */
+  readonly smtpTlsInsecure: boolean
+  /** PEM file of the certificate authority the SMTP server's certificate is checked against, besides the system's. */
+  readonly smtpCaFile: string | undefined
+  /** The sender of customers' mails: `shop@example.com` or `Shop <shop@example.com>`. */
+  readonly mailFrom: string | undefined
+  /** Hours an upcoming mail's portal link works. */
+  readonly mailLinkHours: number
+  readonly mailRetryBaseSeconds: number
+  /** The language of a user's mails while they have none of their own (C17). */
+  readonly defaultLocale: Locale
 }
+
+/** C17's languages (the domain's LANGUAGES; config imports nothing of ours). */
+const LOCALES = ['en', 'es', 'fr', 'de'] as const
+type Locale = (typeof LOCALES)[number]
 
 export const OPTIONS: readonly OptionSpec[] = [
   { key: 'host', flag: 'host', env: 'REPLENISH_HOST', kind: 'host', fallback: '127.0.0.1', help: 'address to listen on: an IP address or a host name' },
@@ -82,7 +103,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'adminToken', flag: 'admin-token', env: 'REPLENISH_ADMIN_TOKEN', kind: 'string', fallback: undefined, help: 'admin API token; environment only, as a flag would show in `ps` (or use `admin-tokens create`)', envOnly: true },
   { key: 'timeZone', flag: 'time-zone', env: 'REPLENISH_TIME_ZONE', kind: 'zone', fallback: 'UTC', help: 'IANA time zone that decides what "today" is' },
   { key: 'today', flag: 'today', env: 'REPLENISH_TODAY', kind: 'date', fallback: undefined, help: 'YYYY-MM-DD: pretend today is this date (tests and drills; never in production)' },
-  { key: 'currency', flag: 'currency', env: 'REPLENISH_CURRENCY', kind: 'currency', fallback: 'USD', help: 'default currency of new subscriptions (ISO 4217)' },
+  { key: 'currency', flag: 'currency', env: 'REPLENISH_CURRENCY', kind: 'currency', fallback: 'USD', help: 'default currency of new subscriptions and of the reports (ISO 4217)' },
   { key: 'maxSuccessiveSkips', flag: 'max-successive-skips', env: 'REPLENISH_MAX_SUCCESSIVE_SKIPS', kind: 'optional_count', fallback: undefined, help: 'successive skips allowed (unset: unlimited)' },
   { key: 'maxTotalSkips', flag: 'max-total-skips', env: 'REPLENISH_MAX_TOTAL_SKIPS', kind: 'optional_count', fallback: undefined, help: 'total skips allowed (unset: unlimited)' },
   { key: 'cancellationNoticeDays', flag: 'cancellation-notice-days', env: 'REPLENISH_CANCELLATION_NOTICE_DAYS', kind: 'count', fallback: '0', help: 'days of notice a cancel needs before the next date' },
@@ -107,7 +128,16 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'shopName', flag: 'shop-name', env: 'REPLENISH_SHOP_NAME', kind: 'shop_name', fallback: 'replenish', help: 'shop name shown by the staff console and the customer portal' },
   { key: 'shopLogoUrl', flag: 'shop-logo-url', env: 'REPLENISH_SHOP_LOGO_URL', kind: 'logo_url', fallback: undefined, help: 'logo shown beside the shop name: an https:// URL or a path on this server (unset: none)' },
   { key: 'shopAccent', flag: 'shop-accent', env: 'REPLENISH_SHOP_ACCENT', kind: 'accent', fallback: '#1d4ed8', help: 'accent colour of the console and portal, #rrggbb with a contrast of at least 4.5:1 on white' },
-  { key: 'publicUrl', flag: 'public-url', env: 'REPLENISH_PUBLIC_URL', kind: 'public_url', fallback: undefined, help: 'origin customers use to reach this server (https://portal.shop.example); portal links start with it (unset: the host the request was sent to)' },
+  { key: 'publicUrl', flag: 'public-url', env: 'REPLENISH_PUBLIC_URL', kind: 'public_url', fallback: undefined, help: 'origin customers use to reach this server (https://portal.shop.example); portal links start with it (unset: the host the request was sent to; required with REPLENISH_SMTP_URL)' },
+  { key: 'shopUrl', flag: 'shop-url', env: 'REPLENISH_SHOP_URL', kind: 'web_url', fallback: undefined, help: 'the shop\'s site (https://shop.example/account): a used or expired portal link\'s page leads there when the link has no return_url (unset: no link)' },
+  { key: 'upcomingDays', flag: 'upcoming-days', env: 'REPLENISH_UPCOMING_DAYS', kind: 'count', fallback: '3', help: 'days before a delivery the processor writes its subscription.upcoming event (and the upcoming mail goes out); 0: never' },
+  { key: 'smtpUrl', flag: 'smtp-url', env: 'REPLENISH_SMTP_URL', kind: 'smtp_url', fallback: undefined, help: 'smtp://user:password@host:587 (STARTTLS when offered) or smtps://…:465: customers get e-mail (docs/email.md); environment only, it holds a password (unset: no e-mail)', envOnly: true },
+  { key: 'smtpTlsInsecure', flag: 'smtp-tls-insecure', env: 'REPLENISH_SMTP_TLS_INSECURE', kind: 'bool', fallback: '0', help: '1: accept the SMTP server\'s certificate unchecked (a test server\'s self-signed one; never in production)' },
+  { key: 'smtpCaFile', flag: 'smtp-ca-file', env: 'REPLENISH_SMTP_CA_FILE', kind: 'file', fallback: undefined, help: 'PEM file of a certificate authority the SMTP server\'s certificate may chain to, besides the system\'s (a private CA)' },
+  { key: 'mailFrom', flag: 'mail-from', env: 'REPLENISH_MAIL_FROM', kind: 'mail_from', fallback: undefined, help: 'sender of customers\' mails: shop@example.com or "Shop <shop@example.com>" (required with REPLENISH_SMTP_URL)' },
+  { key: 'mailLinkHours', flag: 'mail-link-hours', env: 'REPLENISH_MAIL_LINK_HOURS', kind: 'positive', fallback: '72', help: 'hours the one-time portal link in an upcoming-delivery mail works' },
+  { key: 'mailRetryBaseSeconds', flag: 'mail-retry-base-seconds', env: 'REPLENISH_MAIL_RETRY_BASE_SECONDS', kind: 'positive', fallback: '10', help: 'seconds before the first retry of a mail the SMTP server did not take; each next one waits 6 times longer (±20 %, at most 24 h), for 3 days' },
+  { key: 'defaultLocale', flag: 'default-locale', env: 'REPLENISH_DEFAULT_LOCALE', kind: 'locale', fallback: 'en', help: 'language of customers\' mails (en, es, fr or de) unless the user has a locale of their own' },
 ]
 
 /** The flags every command understands, for node:util parseArgs. */
@@ -133,6 +163,14 @@ export function loadConfig(flags: Readonly<Record<string, unknown>>, env: Readon
       return typeof flags[o.flag] === 'string' ? `--${o.flag}` : o.env
     }
     throw new ConfigError(`${name('headersTimeoutMs')}: must not be longer than ${name('requestTimeoutMs')} (${config.headersTimeoutMs} > ${config.requestTimeoutMs})`)
+  }
+  // C17: a mail needs a sender, and its links a base.
+  if (config.smtpUrl !== undefined) {
+    for (const key of ['mailFrom', 'publicUrl'] as const) {
+      if (config[key] !== undefined) continue
+      const o = OPTIONS.find((x) => x.key === key) as OptionSpec
+      throw new ConfigError(`${o.env}: required when REPLENISH_SMTP_URL is set (${o.help.split(' (')[0]})`)
+    }
   }
   return Object.freeze(config)
 }
@@ -184,7 +222,7 @@ function convert(kind: Kind, raw: string, source: string): unknown {
     case 'bool':
       if (/^(1|true|yes|on)$/i.test(raw)) return true
       if (/^(0|false|no|off)$/i.test(raw)) return false
-      return fail('expected 1 or 0')
+      return fail('expected 1, true, yes or on to turn it on, or 0, false, no or off to turn it off (any case)')
     case 'date':
       return isCalendarDate(raw) ? raw : fail('expected a real date as YYYY-MM-DD')
     case 'zone':
@@ -209,6 +247,35 @@ function convert(kind: Kind, raw: string, source: string): unknown {
       return accentColour(raw) ?? fail(accentProblem(raw))
     case 'public_url':
       return publicBase(raw) ?? fail('expected an origin such as https://shop.example: http:// or https://, a host and an optional port, with no path')
+    case 'web_url':
+      return isWebUrl(raw) ? raw : fail('expected an http:// or https:// URL such as https://shop.example/account, without a user or password')
+    case 'smtp_url':
+      // Never echoed: the URL holds the password.
+      if (validSmtpUrl(raw)) return raw
+      throw new ConfigError(`${source}: expected smtp://user:password@host:port or smtps://user:password@host:port, got a value that is not one (not shown: it may hold a password)`)
+    case 'mail_from':
+      return MAIL_FROM.test(raw) ? raw : fail('expected an address such as shop@example.com, or "Shop name <shop@example.com>"')
+    case 'locale':
+      return (LOCALES as readonly string[]).includes(raw) ? raw : fail(`expected one of ${LOCALES.join(', ')}`)
+    case 'file':
+      try {
+        accessSync(raw, constants.R_OK)
+        if (!statSync(raw).isFile()) fail('expected a file')
+        return raw
+      } catch (err) {
+        if (err instanceof ConfigError) throw err
+        return fail('expected a file this user can read')
+      }
+  }
+}
+
+/** A link the pages may offer: http(s) only, never `javascript:`, no credentials (a portal session's return_url, REPLENISH_SHOP_URL). */
+export function isWebUrl(s: string): boolean {
+  try {
+    const url = new URL(s)
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === ''
+  } catch {
+    return false
   }
 }
 
@@ -302,6 +369,20 @@ function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone })
     return true
+  } catch {
+    return false
+  }
+}
+
+/** An address, or a display name and the address in angle brackets; no line breaks (a header). */
+const MAIL_FROM = /^(?:[^\s@<>]+@[^\s@<>]+\.[^\s@<>.]+|[^<>\u0000-\u001f]*<[^\s@<>]+@[^\s@<>]+\.[^\s@<>.]+>)$/
+
+/** C17: `smtp://` or `smtps://`, a host, an optional port and credentials, nothing else. */
+function validSmtpUrl(raw: string): boolean {
+  try {
+    const u = new URL(raw)
+    return (u.protocol === 'smtp:' || u.protocol === 'smtps:') && u.hostname.length > 0 && (u.pathname === '' || u.pathname === '/') &&
+      u.search === '' && u.hash === ''
   } catch {
     return false
   }

@@ -90,7 +90,8 @@ test('a whole life: first start, admin set-up, customer calls, backup, SIGTERM, 
   const cwd = tempDir(t)
   const env = bareEnv(t, { REPLENISH_TODAY: '2026-01-31', REPLENISH_PROCESS_EVERY: '0' })
 
-  // Secrets come from the CLI, alone on the last line of stdout.
+  // Secrets come from the CLI, alone on the last line of stdout, once `migrate` made the database.
+  assert.equal((await run(t, ['migrate'], { cwd, env })).code, 0)
   const tokenRun = await run(t, ['admin-tokens', 'create'], { cwd, env })
   assert.equal(tokenRun.code, 0)
   const token = tokenRun.stdout.trimEnd().split('\n').at(-1) as string
@@ -164,6 +165,7 @@ test('a whole life: first start, admin set-up, customer calls, backup, SIGTERM, 
 test('SIGTERM lets a slow request finish before exiting 0', async (t) => {
   const cwd = tempDir(t)
   const env = bareEnv(t, { REPLENISH_PROCESS_EVERY: '0' })
+  assert.equal((await run(t, ['migrate'], { cwd, env })).code, 0)
   assert.equal((await run(t, ['users', 'create', '--email', 'bo@example.com'], { cwd, env })).code, 0)
   const key = (await run(t, ['keys', 'create', '--user', '1'], { cwd, env })).stdout.trimEnd().split('\n').at(-1) as string
   const { child, url } = await startServe(t, cwd, env)

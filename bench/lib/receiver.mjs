@@ -15,11 +15,25 @@ import http from 'node:http'
  *
  * A request without a `Replenish-Signature` is answered 400 and counted as `unsigned`: the bench
  * fails on any.
+ *
+ * `--hang P --fail P` (issue 25) make it a receiver that misbehaves at random: a share P of the
+ * requests is never answered (the sender's time-out ends them), another share is answered 500.
+ * It then also counts the events it accepted (200), and their lag at that moment.
+ *
+ *   GET  /stats?light=1   the counts only (no percentiles to sort: cheap to ask often)
  */
 const CREATED_AT = /"created_at":"([^"]+)"/
+const option = (name) => {
+  const i = process.argv.indexOf(name)
+  const p = i < 0 ? 0 : Number(process.argv[i + 1])
+  if (!(p >= 0 && p <= 1)) throw new Error(`${name} wants a share between 0 and 1`)
+  return p
+}
+const hangShare = option('--hang')
+const failShare = option('--fail')
 
 function fresh() {
-  return { requests: 0, unsigned: 0, ids: new Set(), lagsMs: [], firstMs: null, lastMs: null }
+  return { requests: 0, unsigned: 0, hung: 0, failed: 0, ids: new Set(), okIds: new Set(), lagsMs: [], okLagsMs: [], firstMs: null, lastMs: null }
 }
 
 let s = fresh()
@@ -38,11 +52,27 @@ function receive(req, res) {
       res.writeHead(400, { 'content-length': 8 }).end('unsigned')
       return
     }
-    s.ids.add(Number(req.headers['replenish-event-id']))
+    const id = Number(req.headers['replenish-event-id'])
+    s.ids.add(id)
     const created = CREATED_AT.exec(head)
-    if (created) s.lagsMs.push(arrived - Date.parse(created[1]))
+    const lag = created ? arrived - Date.parse(created[1]) : undefined
+    if (lag !== undefined) s.lagsMs.push(lag)
     s.firstMs ??= arrived
     s.lastMs = arrived
+    const draw = hangShare + failShare > 0 ? Math.random() : 1
+    if (draw < hangShare) {
+      s.hung++ // never answered: the connection stays open until the sender gives up
+      return
+    }
+    if (draw < hangShare + failShare) {
+      s.failed++
+      res.writeHead(500, { 'content-type': 'text/plain', 'content-length': 4 }).end('fail')
+      return
+    }
+    if (!s.okIds.has(id)) {
+      s.okIds.add(id)
+      if (lag !== undefined) s.okLagsMs.push(lag)
+    }
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 }).end('ok')
   })
 }
@@ -52,24 +82,31 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 }
 
-function stats() {
-  const lags = Float64Array.from(s.lagsMs).sort()
+function summary(values) {
+  const sorted = Float64Array.from(values).sort()
+  return { count: sorted.length, p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: percentile(sorted, 100) }
+}
+
+function stats(light) {
   return {
     requests: s.requests,
     distinct: s.ids.size,
     duplicates: s.requests - s.unsigned - s.ids.size,
     unsigned: s.unsigned,
+    hung: s.hung,
+    failed: s.failed,
+    accepted: s.okIds.size,
     firstMs: s.firstMs,
     lastMs: s.lastMs,
-    lagMs: { count: lags.length, p50: percentile(lags, 50), p90: percentile(lags, 90), p99: percentile(lags, 99), max: percentile(lags, 100) },
+    ...(light ? {} : { lagMs: summary(s.lagsMs), acceptedLagMs: summary(s.okLagsMs) }),
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const server = http.createServer((req, res) => {
     if (req.method === 'POST' && req.url === '/hook') return receive(req, res)
-    if (req.method === 'GET' && req.url === '/stats') {
-      const body = JSON.stringify(stats())
+    if (req.method === 'GET' && (req.url === '/stats' || req.url === '/stats?light=1')) {
+      const body = JSON.stringify(stats(req.url.endsWith('light=1')))
       return res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
     }
     if (req.method === 'POST' && req.url === '/reset') {

@@ -19,9 +19,9 @@ export function summarizeWebhooks({ drain, lag, memory, stored, settings, machin
   }
 }
 
-const verdict = (met) => (met ? 'met' : 'MISSED')
+export const verdict = (met) => (met ? 'met' : 'MISSED')
 const share = (x) => (x === undefined ? 'n/a' : `${Math.round(x * 100)}%`)
-const n = (x) => Math.round(x).toLocaleString('en-US')
+export const n = (x) => Math.round(x).toLocaleString('en-US')
 
 export function renderWebhookMarkdown(r) {
   const d = r.drain

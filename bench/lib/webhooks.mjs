@@ -41,8 +41,9 @@ export async function endpointMetrics(appUrl, adminToken, id) {
   }
 }
 
-export async function receiverStats(receiverUrl) {
-  const res = await fetch(`${receiverUrl}/stats`)
+/** What the receiver got; `light`: the counts only, without sorting every lag (cheap to ask often). */
+export async function receiverStats(receiverUrl, light = false) {
+  const res = await fetch(`${receiverUrl}/stats${light ? '?light=1' : ''}`)
   if (res.status !== 200) throw new Error(`the receiver's /stats answered ${res.status}`)
   return res.json()
 }

@@ -18,11 +18,14 @@ export const MAX_OUTCOMES = 500
  * message?}, …]}` → `{results: [{installment_id, status, installment | errors}, …]}` in request
  * order. Each entry is one unit of its own, exactly as POST /installments/:id/outcome would run
  * it (find → 404, validate → 422, act), so a refused entry rolls back nothing of the others
- * (docs/decisions.md, "Bulk outcomes (C13)"). The units are all asked for at once: the store
- * runs them one after another in the order asked, and they share group commits (one fsync for
- * many entries instead of one each). A dry run (C18) applies them one after another in one unit,
- * rolled back at its end: each entry sees the ones before it, as each real unit sees those
- * committed before it (an entry fails before it writes anything, so it leaves nothing behind).
+ * (docs/decisions.md, "Bulk outcomes (C13)"). Entries run in request order: two for the same
+ * installment must apply as they were sent. A store that runs units in the order asked (SQLite's
+ * writer) gets them all at once, so they share group commits (one fsync for many entries instead
+ * of one each); on any other (PostgreSQL, where concurrent units race for the subscription's lock)
+ * each entry's unit is asked for only once the one before has ended (issue 25). A dry run (C18)
+ * applies them one after another in one unit, rolled back at its end: each entry sees the ones
+ * before it, as each real unit sees those committed before it (an entry fails before it writes
+ * anything, so it leaves nothing behind).
  */
 export const recordOutcomes = (app: App): ApiHandler => async (ctx, call) => {
   await authenticateAdmin(app, ctx)
@@ -34,7 +37,11 @@ export const recordOutcomes = (app: App): ApiHandler => async (ctx, call) => {
       return results
     }) })
   }
-  return ok({ results: await Promise.all(entries.map((entry) => applyEntry(app, entry, call.language, call.write))) })
+  const apply = (entry: unknown): Promise<Record<string, unknown>> => applyEntry(app, entry, call.language, call.write)
+  if (app.store.writesInOrder) return ok({ results: await Promise.all(entries.map(apply)) })
+  const results = []
+  for (const entry of entries) results.push(await apply(entry))
+  return ok({ results })
 }
 
 /**
@@ -102,5 +109,5 @@ function refuseEntry(entry: unknown): never {
 /** The installment_id an entry gave, when it is something a client can match its request by. */
 function echo(entry: unknown): string | number | null {
   const raw = isRecord(entry) ? entry['installment_id'] : undefined
-  return typeof raw === 'string' || typeof raw === 'number' ? raw : null
+  return typeof raw === 'string' || (typeof raw === 'number' && Number.isInteger(raw)) ? raw : null
 }

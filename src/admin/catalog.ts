@@ -1,5 +1,7 @@
 import { notFound } from '../http/http-error.ts'
 import { FieldErrors } from '../domain/field-errors.ts'
+import { readDiscount, readPrices } from '../domain/catalog-input.ts'
+import { basisPointsOf } from '../domain/money.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
@@ -106,8 +108,10 @@ export const createSubscribable = (app: App): ApiHandler => async (ctx, call) =>
     if (sku !== undefined && (await tx.catalog.subscribableIdForSku(sku)) !== undefined) errors.add('sku', 'taken')
     const name = requiredString(attrs, 'name', errors)
     const subscribable = optionalBoolean(attrs, 'subscribable', true, errors)
+    const prices = readPrices(attrs['prices'], {}, errors)
+    const discount_bp = readDiscount(attrs['discount_percent'], 0, errors)
     check(errors)
-    return ok(await tx.catalog.createSubscribable(sku as string, name as string, subscribable), 201)
+    return ok(await tx.catalog.createSubscribable({ sku: sku as string, name: name as string, subscribable, discount_bp, prices }), 201)
   })
 }
 
@@ -132,8 +136,12 @@ export const updateSubscribable = (app: App): ApiHandler =>
     if (sku !== undefined && sku !== item.sku && (await tx.catalog.subscribableIdForSku(sku)) !== undefined) errors.add('sku', 'taken')
     const name = attrs['name'] === undefined ? item.name : requiredString(attrs, 'name', errors)
     const subscribable = optionalBoolean(attrs, 'subscribable', item.subscribable, errors)
+    // C16: prices merge by currency (null removes one); a price change shows at once on every
+    // subscription that holds the item (their bodies follow the catalog: no copy to rewrite).
+    const prices = readPrices(attrs['prices'], item.prices, errors)
+    const discount_bp = readDiscount(attrs['discount_percent'], basisPointsOf(item.discount_percent), errors)
     check(errors)
-    return ok(await tx.catalog.updateSubscribable(item.id, sku as string, name as string, subscribable))
+    return ok(await tx.catalog.updateSubscribable(item.id, { sku: sku as string, name: name as string, subscribable, discount_bp, prices }))
   })
 
 /** Deleting a catalog item removes its line items, each with a `line_item.deleted` event (C11). */

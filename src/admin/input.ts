@@ -1,4 +1,4 @@
-import { FieldErrors, ValidationFailed, readId } from '../domain/field-errors.ts'
+import { FieldErrors, ValidationFailed, acceptableText, readId, readStoredCount } from '../domain/field-errors.ts'
 import { isDate } from '../domain/dates.ts'
 
 /** Small readers for admin bodies; each adds a C4 message to `errors` and answers undefined on failure. */
@@ -8,7 +8,7 @@ export function requiredString(attrs: Record<string, unknown>, field: string, er
   if (typeof v !== 'string' && typeof v !== 'number') return errors.add(field, 'invalid')
   const s = String(v).trim()
   if (s.length > max) return errors.add(field, 'too_long', max)
-  return s
+  return acceptableText(s, field, errors) ? s : undefined
 }
 
 export function optionalString(attrs: Record<string, unknown>, field: string, errors: FieldErrors, max = 255): string | null {
@@ -17,7 +17,7 @@ export function optionalString(attrs: Record<string, unknown>, field: string, er
   if (typeof v !== 'string' && typeof v !== 'number') return errors.add(field, 'invalid') ?? null
   const s = String(v).trim()
   if (s.length > max) return errors.add(field, 'too_long', max) ?? null
-  return s
+  return acceptableText(s, field, errors) ? s : null
 }
 
 export function optionalBoolean(attrs: Record<string, unknown>, field: string, fallback: boolean, errors: FieldErrors): boolean {
@@ -29,12 +29,11 @@ export function optionalBoolean(attrs: Record<string, unknown>, field: string, f
   return fallback
 }
 
+/** A whole number 0 or more that fits every backend's integer column (a card's month or year). */
 export function optionalInteger(attrs: Record<string, unknown>, field: string, errors: FieldErrors): number | null {
   const v = attrs[field]
   if (v === undefined || v === null || v === '') return null
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return v
-  if (typeof v === 'string' && /^\d{1,9}$/.test(v)) return Number(v)
-  return errors.add(field, 'not_a_number') ?? null
+  return readStoredCount(v, field, errors) ?? null
 }
 
 export function requiredId(attrs: Record<string, unknown>, field: string, errors: FieldErrors): number | undefined {
@@ -54,15 +53,18 @@ export type ParamRule =
   | { readonly kind: 'id' }
   | { readonly kind: 'date' }
   | { readonly kind: 'text' }
+  | { readonly kind: 'boolean' }
   | { readonly kind: 'one_of'; readonly values: readonly string[] }
 
 // Literal types (not widened to ParamRule), so a list's filters come back as number or string.
 export const ID_PARAM = { kind: 'id' } as const satisfies ParamRule
 export const DATE_PARAM = { kind: 'date' } as const satisfies ParamRule
 export const TEXT_PARAM = { kind: 'text' } as const satisfies ParamRule
+/** `true` or `false`, written so; anything else is a 422 (C18 `paused`). */
+export const BOOLEAN_PARAM = { kind: 'boolean' } as const satisfies ParamRule
 export const oneOf = (values: readonly string[]) => ({ kind: 'one_of', values }) as const satisfies ParamRule
 
-type ParamValue<R extends ParamRule> = R extends { kind: 'id' } ? number : string
+type ParamValue<R extends ParamRule> = R extends { kind: 'id' } ? number : R extends { kind: 'boolean' } ? boolean : string
 
 export type ListQuery<S extends Record<string, ParamRule>> = {
   readonly after: number
@@ -78,7 +80,7 @@ function integerParam(raw: string, name: string, errors: FieldErrors): number | 
   return Number(raw)
 }
 
-function readParam(raw: string, name: string, rule: ParamRule, errors: FieldErrors): number | string | undefined {
+function readParam(raw: string, name: string, rule: ParamRule, errors: FieldErrors): number | string | boolean | undefined {
   switch (rule.kind) {
     case 'id': {
       const n = integerParam(raw, name, errors)
@@ -86,10 +88,12 @@ function readParam(raw: string, name: string, rule: ParamRule, errors: FieldErro
     }
     case 'date':
       return isDate(raw) ? raw : errors.add(name, 'invalid_date')
+    case 'boolean':
+      return raw === 'true' ? true : raw === 'false' ? false : errors.add(name, 'inclusion')
     case 'one_of':
       return rule.values.includes(raw) ? raw : errors.add(name, 'inclusion')
     case 'text':
-      return raw
+      return acceptableText(raw, name, errors) ? raw : undefined
   }
 }
 
@@ -101,6 +105,19 @@ function readParam(raw: string, name: string, rule: ParamRule, errors: FieldErro
  * empty value counts as absent: an HTML form sends its blank fields as `name=`.
  */
 export function readListQuery<S extends Record<string, ParamRule>>(query: URLSearchParams, filters: S): ListQuery<S> {
+  return readQuery(query, filters, true) as ListQuery<S>
+}
+
+/**
+ * The query of an export (C18): the list's `after` and filters, read as strictly as the list
+ * reads them. No `limit`: an export is every row from `after` on, so `limit` is no parameter of
+ * it (ignored, as any unknown name is).
+ */
+export function readExportQuery<S extends Record<string, ParamRule>>(query: URLSearchParams, filters: S): Omit<ListQuery<S>, 'limit'> {
+  return readQuery(query, filters, false)
+}
+
+function readQuery<S extends Record<string, ParamRule>>(query: URLSearchParams, filters: S, paged: boolean): Omit<ListQuery<S>, 'limit'> & { limit?: number } {
   const errors = new FieldErrors()
   const given = (name: string): string | undefined => {
     const raw = query.get(name)
@@ -109,14 +126,14 @@ export function readListQuery<S extends Record<string, ParamRule>>(query: URLSea
   const afterRaw = given('after')
   let after = afterRaw === undefined ? 0 : integerParam(afterRaw, 'after', errors)
   if (after !== undefined && after < 0) after = errors.add('after', 'greater_than_or_equal_to_0')
-  const limitRaw = given('limit')
+  const limitRaw = paged ? given('limit') : undefined
   let limit = limitRaw === undefined ? DEFAULT_LIMIT : integerParam(limitRaw, 'limit', errors)
   if (limit !== undefined && (limit < 1 || limit > MAX_LIMIT)) limit = errors.add('limit', 'between_1_and', MAX_LIMIT)
-  const out: Record<string, number | string | undefined> = {}
+  const out: Record<string, number | string | boolean | undefined> = {}
   for (const [name, rule] of Object.entries(filters)) {
     const raw = given(name)
     out[name] = raw === undefined ? undefined : readParam(raw, name, rule, errors)
   }
   check(errors)
-  return { ...out, after: after as number, limit: limit as number } as ListQuery<S>
+  return { ...out, after: after as number, ...(paged ? { limit: limit as number } : {}) } as Omit<ListQuery<S>, 'limit'> & { limit?: number }
 }

@@ -1,7 +1,7 @@
 import { notFound } from '../http/http-error.ts'
 import { INSTALLMENT_STATES, renderInstallment, type Installment } from '../domain/installment.ts'
 import { readOutcome, type OutcomeInput } from '../domain/outcome.ts'
-import type { Tx } from '../store/api.ts'
+import type { AdminInstallmentFilter, Tx } from '../store/api.ts'
 import { cancel } from '../domain/lifecycle.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin } from '../api/shared/auth.ts'
@@ -9,10 +9,11 @@ import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { cursorBody, parseId, rootObject } from '../api/shared/params.ts'
 import { applyTransition } from '../api/shared/subscription-actions.ts'
 import { changeFound } from './change-found.ts'
-import { DATE_PARAM, ID_PARAM, oneOf, readListQuery } from './input.ts'
+import { DATE_PARAM, ID_PARAM, oneOf, readListQuery, type ListQuery } from './input.ts'
 import { presentInstallment, recordOutcome } from '../processing/installment-actions.ts'
 
-const INSTALLMENT_FILTERS = {
+/** The filters of `GET /installments` and of its export (C11, C13, C18). */
+export const INSTALLMENT_FILTERS = {
   state: oneOf(INSTALLMENT_STATES),
   subscription_id: ID_PARAM,
   user_id: ID_PARAM,
@@ -27,17 +28,14 @@ const INSTALLMENT_FILTERS = {
 export const listInstallments = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
   const q = readListQuery(ctx.query, INSTALLMENT_FILTERS)
-  const rows = await app.store.installments.adminList({
-    after: q.after,
-    limit: q.limit + 1,
-    state: q.state,
-    subscriptionId: q.subscription_id,
-    userId: q.user_id,
-    dueAfter: q.due_after,
-    dueBefore: q.due_before,
-  })
+  const rows = await app.store.installments.adminList(installmentFilter(q, q.limit + 1))
   const attempts = await app.store.installments.attemptsOf(rows.slice(0, q.limit).map((i) => i.id))
   return ok(cursorBody('installments', rows, q.limit, (i) => renderInstallment(i, attempts.get(i.id) ?? [])))
+}
+
+/** The store's filter for a query read with INSTALLMENT_FILTERS. */
+export function installmentFilter(q: Omit<ListQuery<typeof INSTALLMENT_FILTERS>, 'limit'>, limit: number): AdminInstallmentFilter {
+  return { after: q.after, limit, state: q.state, subscriptionId: q.subscription_id, userId: q.user_id, dueAfter: q.due_after, dueBefore: q.due_before }
 }
 
 export const showInstallment = (app: App): ApiHandler => async (ctx) => {

@@ -19,9 +19,9 @@ export const STEP_IDS = 20_000
 const DAY_MS = 86_400_000
 
 /** Reads `range` a step at a time, letting other requests run between steps. */
-async function inSteps(range: IdRange, read: (after: number, upto: number) => Promise<void>): Promise<void> {
-  for (let after = range.after; after < range.upto; after += STEP_IDS) {
-    await read(after, Math.min(after + STEP_IDS, range.upto))
+export async function inSteps(range: IdRange, read: (after: number, upto: number) => Promise<void>, step = STEP_IDS): Promise<void> {
+  for (let after = range.after; after < range.upto; after += step) {
+    await read(after, Math.min(after + step, range.upto))
     await new Promise<void>((resolve) => setImmediate(resolve))
   }
 }

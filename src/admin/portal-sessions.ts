@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Ctx } from '../http/types.ts'
+import type { Tx } from '../store/api.ts'
 import { FieldErrors } from '../domain/field-errors.ts'
 import type { App } from '../api/shared/app.ts'
 import { sha256 } from '../api/shared/auth.ts'
@@ -7,6 +8,7 @@ import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { optionalRoot } from '../api/shared/params.ts'
 import { changeFound } from './change-found.ts'
 import { check, optionalString } from './input.ts'
+import { isWebUrl } from '../config.ts'
 
 /** A link is good for an hour (C14), once. */
 const LINK_LIFETIME_MS = 3_600_000
@@ -27,21 +29,25 @@ export const createPortalSession = (app: App): ApiHandler =>
     if (returnUrl !== null && !isWebUrl(returnUrl)) errors.add('return_url', 'invalid')
     check(errors)
     const now = Date.now()
-    const token = `rplp_${randomBytes(32).toString('base64url')}`
     const expiresAt = new Date(now + LINK_LIFETIME_MS).toISOString()
-    await tx.portal.pruneExpired(new Date(now - KEEP_EXPIRED_MS).toISOString())
-    await tx.portal.createLink(sha256(token), user.id, returnUrl, expiresAt, new Date(now).toISOString())
+    await prunePortalLinks(tx, now)
+    const token = await createPortalLink(tx, user.id, returnUrl, expiresAt, new Date(now).toISOString())
     return ok({ url: `${baseUrl(app, ctx)}/portal/sessions/${token}`, expires_at: expiresAt }, 201)
   })
 
-/** "Back to the shop" is a link on the portal's pages: http(s) only, never `javascript:`. */
-function isWebUrl(s: string): boolean {
-  try {
-    const url = new URL(s)
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === ''
-  } catch {
-    return false
-  }
+/**
+ * A one-time portal link for the user, valid until `expiresAt`: answers its token, which only the
+ * link holds (the database keeps its hash). The admin API's links and the upcoming mails' (C17).
+ */
+export async function createPortalLink(tx: Tx, userId: number, returnUrl: string | null, expiresAt: string, now: string): Promise<string> {
+  const token = `rplp_${randomBytes(32).toString('base64url')}`
+  await tx.portal.createLink(sha256(token), userId, returnUrl, expiresAt, now)
+  return token
+}
+
+/** Links and sessions dead for a day go (kept that long for a support question). */
+export function prunePortalLinks(tx: Tx, nowMs: number): Promise<void> {
+  return tx.portal.pruneExpired(new Date(nowMs - KEEP_EXPIRED_MS).toISOString())
 }
 
 /**

@@ -12,10 +12,13 @@ import * as t from './admin-tokens.ts'
 import { createPortalSession } from './portal-sessions.ts'
 import { importRecords, importRouteOptions } from './imports.ts'
 import { showOverview } from './overview.ts'
+import { showMonthlyReport, showRecurringReport } from './reports.ts'
 import { showCurrentAdminToken } from './current-token.ts'
 import { listSubscriptionEvents } from './subscription-events.ts'
 import * as sw from './subscription-writes.ts'
 import { eraseUser } from './user-erase.ts'
+import * as x from './exports.ts'
+import { listEmails } from './emails.ts'
 
 const A = '/admin/api/v1'
 
@@ -64,16 +67,25 @@ export function adminRoutes(app: App): Route[] {
     ['POST', `${A}/webhook_endpoints`, r(w.createWebhookEndpoint)],
     ['GET', `${A}/webhook_endpoints`, r(w.listWebhookEndpoints)],
     ['GET', `${A}/webhook_endpoints/:id`, r(w.showWebhookEndpoint)],
+    ['PATCH', `${A}/webhook_endpoints/:id`, r(w.updateWebhookEndpoint)],
     ['DELETE', `${A}/webhook_endpoints/:id`, r(w.deleteWebhookEndpoint)],
     ['POST', `${A}/webhook_endpoints/:id/rotate_secret`, r(w.rotateWebhookSecret)],
+    ['POST', `${A}/webhook_endpoints/:id/test`, r(w.sendTestEvent)],
     ['GET', `${A}/webhook_endpoints/:id/deliveries`, r(d.listDeliveries)],
+    ['GET', `${A}/deliveries`, r(d.listAllDeliveries)],
     ['GET', `${A}/deliveries/:id`, r(d.showDelivery)],
     ['POST', `${A}/deliveries/:id/redeliver`, r(d.redeliver)],
+    ['GET', `${A}/emails`, r(listEmails)],
     ['POST', `${A}/admin_tokens`, r(t.createAdminTokenHandler)],
     ['GET', `${A}/admin_tokens`, r(t.listAdminTokens)],
     ['GET', `${A}/admin_tokens/current`, r(showCurrentAdminToken)],
     ['GET', `${A}/overview`, r(showOverview)],
+    ['GET', `${A}/reports/recurring`, r(showRecurringReport)],
+    ['GET', `${A}/reports/monthly`, r(showMonthlyReport)],
     ['DELETE', `${A}/admin_tokens/:id`, r(t.revokeAdminToken)],
     ['POST', `${A}/imports`, r(importRecords), importRouteOptions(app)],
+    ['GET', `${A}/exports/subscriptions.csv`, r(x.exportSubscriptions)],
+    ['GET', `${A}/exports/users.csv`, r(x.exportUsers)],
+    ['GET', `${A}/exports/installments.csv`, r(x.exportInstallments)],
   ]
 }

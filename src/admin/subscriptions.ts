@@ -9,18 +9,21 @@ import { ok, okJson, type ApiHandler } from '../api/shared/endpoint.ts'
 import { cursorBody, optionalRoot, parseId } from '../api/shared/params.ts'
 import { applyTransition } from '../api/shared/subscription-actions.ts'
 import { changeFound } from './change-found.ts'
-import { DATE_PARAM, ID_PARAM, TEXT_PARAM, oneOf, readListQuery } from './input.ts'
+import { BOOLEAN_PARAM, DATE_PARAM, ID_PARAM, TEXT_PARAM, oneOf, readListQuery, type ListQuery } from './input.ts'
+import type { AdminSubscriptionFilter } from '../store/api.ts'
+
+/** The filters of `GET /subscriptions` and of its export (C11, C18). */
+export const SUBSCRIPTION_FILTERS = { state: oneOf(STATES), user_id: ID_PARAM, actionable_before: DATE_PARAM, paused: BOOLEAN_PARAM }
+
+/** The store's filter for a query read with SUBSCRIPTION_FILTERS. */
+export function subscriptionFilter(q: Omit<ListQuery<typeof SUBSCRIPTION_FILTERS>, 'limit'>, limit: number): AdminSubscriptionFilter {
+  return { after: q.after, limit, state: q.state, userId: q.user_id, actionableBefore: q.actionable_before, paused: q.paused }
+}
 
 export const listSubscriptions = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
-  const q = readListQuery(ctx.query, { state: oneOf(STATES), user_id: ID_PARAM, actionable_before: DATE_PARAM })
-  const subs = await app.store.subscriptions.adminList({
-    after: q.after,
-    limit: q.limit + 1,
-    state: q.state,
-    userId: q.user_id,
-    actionableBefore: q.actionable_before,
-  })
+  const q = readListQuery(ctx.query, SUBSCRIPTION_FILTERS)
+  const subs = await app.store.subscriptions.adminList(subscriptionFilter(q, q.limit + 1))
   const shown = subs.slice(0, q.limit)
   const items = await app.store.subscriptions.lineItemsOfMany(shown.map((s) => s.id))
   return ok(cursorBody('subscriptions', subs, q.limit, (s) => renderSubscription(s, items.get(s.id) ?? [])))

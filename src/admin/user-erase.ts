@@ -3,9 +3,10 @@ import type { App } from '../api/shared/app.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { parseId } from '../api/shared/params.ts'
 import { applyTransition, presentJson } from '../api/shared/subscription-actions.ts'
-import type { Subscription } from '../domain/types.ts'
+import type { Subscription, User } from '../domain/types.ts'
 import type { Tx } from '../store/api.ts'
 import { changeFound } from './change-found.ts'
+import { presentUser } from './users.ts'
 
 /**
  * POST /users/:id/erase (C13, a right-to-erasure request) → 200 with the user after it. One
@@ -21,13 +22,15 @@ export const eraseUser = (app: App): ApiHandler => {
     // Installments first: the installment.abandoned events the cancels write then hold no address.
     await tx.accounts.eraseUser(user.id)
     await tx.portal.endAllOf(user.id)
+    // C17: nothing more is sent to them, and the mail log keeps no address of theirs.
+    await tx.emails.forgetUser(user.id, Date.now())
     const today = app.clock.today()
     for (const sub of await tx.subscriptions.lockAllOfUser(user.id)) {
       const blanked = await blankAddresses(tx, sub)
       const transition = cancel(blanked, today, 0)
       if (transition) await applyTransition(tx, blanked, transition)
     }
-    return ok(await tx.accounts.findUser(user.id))
+    return ok(presentUser(app, (await tx.accounts.findUser(user.id)) as User))
   })
   return async (ctx, call) => {
     const reply = await erase(ctx, call)

@@ -1,13 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import { notFound } from '../http/http-error.ts'
-import { FieldErrors, isRecord } from '../domain/field-errors.ts'
+import { FieldErrors, acceptableText, isRecord } from '../domain/field-errors.ts'
 import type { App } from '../api/shared/app.ts'
 import { authenticateAdmin, sha256 } from '../api/shared/auth.ts'
 import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
 import { cursorBody, parseId, rootObject } from '../api/shared/params.ts'
-import type { ApiKeyRecord, Tx } from '../store/api.ts'
+import type { ApiKeyRecord, Tx, UserFilter, UserSettings } from '../store/api.ts'
+import { prefixRange } from '../domain/search.ts'
+import { LANGUAGES, type Language } from '../domain/messages.ts'
+import { renderUser } from '../domain/representation.ts'
+import type { User } from '../domain/types.ts'
 import { changeFound } from './change-found.ts'
-import { TEXT_PARAM, check, optionalString, readListQuery, requiredString } from './input.ts'
+import { TEXT_PARAM, check, optionalBoolean, optionalString, readListQuery, requiredString } from './input.ts'
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/
 const MIN_IMPORTED_KEY = 16
@@ -30,6 +34,24 @@ async function readEmail(tx: Tx, attrs: Record<string, unknown>, errors: FieldEr
   return email
 }
 
+/**
+ * C17's settings as a body gives them, over `current`: `locale` one of en, es, fr, de, or null for
+ * the service's default (REPLENISH_DEFAULT_LOCALE); `email_notifications` a boolean.
+ */
+export function readSettings(attrs: Record<string, unknown>, current: UserSettings, errors: FieldErrors): UserSettings {
+  const raw = attrs['locale']
+  let locale = current.locale
+  if (raw === null || raw === '') locale = null
+  else if (typeof raw === 'string' && (LANGUAGES as readonly string[]).includes(raw)) locale = raw as Language
+  else if (raw !== undefined) errors.add('locale', 'inclusion')
+  return { locale, email_notifications: optionalBoolean(attrs, 'email_notifications', current.email_notifications, errors) }
+}
+
+const NEW_USER: UserSettings = { locale: null, email_notifications: true }
+
+/** A user as the admin API shows it (C11, C17). */
+export const presentUser = (app: App, user: User): Record<string, unknown> => renderUser(user, app.config.defaultLocale)
+
 export const createUser = (app: App): ApiHandler => async (ctx, call) => {
   await authenticateAdmin(app, ctx)
   const attrs = rootObject(ctx, 'user')
@@ -37,15 +59,17 @@ export const createUser = (app: App): ApiHandler => async (ctx, call) => {
     const errors = new FieldErrors()
     const email = await readEmail(tx, attrs, errors)
     const externalId = optionalString(attrs, 'external_id', errors)
+    const settings = readSettings(attrs, NEW_USER, errors)
     check(errors)
-    return ok(await tx.accounts.createUser(email as string, externalId), 201)
+    return ok(presentUser(app, await tx.accounts.createUser(email as string, externalId, settings)), 201)
   })
 }
 
 /**
- * PATCH (and PUT) /users/:id `{user: {email, external_id}}` (C13): a field left out keeps its
- * value, `external_id` null or empty clears it; the email follows POST's rules. Nothing changed,
- * nothing written (updated_at stays).
+ * PATCH (and PUT) /users/:id `{user: {email, external_id, locale, email_notifications}}` (C13,
+ * C17): a field left out keeps its value, `external_id` null or empty clears it, `locale` null
+ * goes back to the service's default; the email follows POST's rules. Nothing changed, nothing
+ * written (updated_at stays).
  */
 export const updateUser = (app: App): ApiHandler =>
   changeFound(app, (tx, id) => tx.accounts.findUser(id), async (tx, user, ctx) => {
@@ -53,23 +77,34 @@ export const updateUser = (app: App): ApiHandler =>
     const errors = new FieldErrors()
     const email = attrs['email'] === undefined ? user.email : await readEmail(tx, attrs, errors, user.id)
     const externalId = attrs['external_id'] === undefined ? user.external_id : optionalString(attrs, 'external_id', errors)
+    const settings = readSettings(attrs, user, errors)
     check(errors)
-    if (email === user.email && externalId === user.external_id) return ok(user)
-    return ok(await tx.accounts.updateUser(user.id, email ?? null, externalId))
+    const same = email === user.email && externalId === user.external_id && settings.locale === user.locale &&
+      settings.email_notifications === user.email_notifications
+    if (same) return ok(presentUser(app, user))
+    return ok(presentUser(app, await tx.accounts.updateUser(user.id, email ?? null, externalId, settings)))
   })
+
+/** The filters of `GET /users` and of its export (C13, C18). */
+export const USER_FILTERS = { email: TEXT_PARAM, external_id: TEXT_PARAM, q: TEXT_PARAM }
+
+/** The store's filter for a query read with USER_FILTERS; `q` is a prefix (src/domain/search.ts). */
+export function userFilter(q: { email?: string | undefined; external_id?: string | undefined; q?: string | undefined }): UserFilter {
+  return { email: q.email, externalId: q.external_id, prefix: q.q === undefined ? undefined : prefixRange(q.q) }
+}
 
 export const listUsers = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
-  const q = readListQuery(ctx.query, { email: TEXT_PARAM, external_id: TEXT_PARAM })
-  const users = await app.store.accounts.listUsers(q.after, q.limit + 1, { email: q.email, externalId: q.external_id })
-  return ok(cursorBody('users', users, q.limit, (u) => u))
+  const q = readListQuery(ctx.query, USER_FILTERS)
+  const users = await app.store.accounts.listUsers(q.after, q.limit + 1, userFilter(q))
+  return ok(cursorBody('users', users, q.limit, (u) => presentUser(app, u)))
 }
 
 export const showUser = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
   const user = await app.store.accounts.findUser(parseId(ctx.params['id']))
   if (!user) throw notFound()
-  return ok(user)
+  return ok(presentUser(app, user))
 }
 
 const renderKey = (k: ApiKeyRecord, key?: string): Record<string, unknown> => ({
@@ -92,7 +127,7 @@ export const createApiKey = (app: App): ApiHandler =>
       const given = wrapped['key']
       if (typeof given !== 'string' || /\s/.test(given)) errors.add('key', 'invalid')
       else if (given.length < MIN_IMPORTED_KEY) errors.add('key', 'too_short', MIN_IMPORTED_KEY)
-      else if (await tx.accounts.apiKeyHashExists(sha256(given))) errors.add('key', 'taken')
+      else if (acceptableText(given, 'key', errors) && (await tx.accounts.apiKeyHashExists(sha256(given)))) errors.add('key', 'taken')
       check(errors)
       key = given as string
     } else {

@@ -14,17 +14,23 @@ import { opsRoutes, type MetricsSource, type Readiness } from '../admin/ops.ts'
 import type { RequestMetrics } from '../http/metrics.ts'
 import { transitionHooks } from '../api/shared/subscription-actions.ts'
 import { abandonOnCancel } from '../processing/installment-actions.ts'
+import { withMailOutbox } from '../processing/mail/outbox.ts'
 
-/** Opens the store the configuration names; only the default location has its directory made for it. */
-export function openConfiguredStore(config: Config, extra: Pick<StoreOptions, 'beforeCommit' | 'backgroundCheckpoints' | 'onBackgroundError'> = {}): Promise<Store> {
+/**
+ * Opens the store the configuration names; only the default location has its directory made for
+ * it. With e-mail configured (C17), every command's events also queue their mails (`replenish
+ * process` beside `serve` included), for `serve` to send.
+ */
+export async function openConfiguredStore(config: Config, extra: Pick<StoreOptions, 'beforeCommit' | 'backgroundCheckpoints' | 'onBackgroundError'> = {}): Promise<Store> {
   checkReadCacheFits(config.readCacheMb, getHeapStatistics().heap_size_limit)
-  return openStore(config.db, {
+  const store = await openStore(config.db, {
     synchronous: config.synchronous,
     createDirectory: config.db === DEFAULT_DB,
     readCacheBytes: config.readCacheMb * 1024 * 1024,
     postgres: { poolSize: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs },
     ...extra,
   })
+  return config.smtpUrl === undefined ? store : withMailOutbox(store)
 }
 
 /** The composition root: everything a handler may use, built once. */

@@ -5,6 +5,7 @@ import { sha256 } from '../api/shared/auth.ts'
 import { newApiKey } from '../admin/users.ts'
 import { createAdminToken, isAdminScope, MAX_LABEL_LENGTH } from '../admin/admin-tokens.ts'
 import { backupStore, databaseErrorKind, DatabaseOpenError, isPostgresLocation, SCHEMA_VERSION, shownLocation } from '../store/open.ts'
+import type { Store } from '../store/api.ts'
 import { openConfiguredStore } from './app.ts'
 
 export class UsageError extends Error {
@@ -17,6 +18,18 @@ export class BackupFailed extends Error {
 }
 
 type Out = (line: string) => void
+
+/**
+ * The configured store for a command that works on what is there already: every command but
+ * `serve` and `migrate`, which make a new database. A SQLite file that does not exist is refused
+ * (status 2), not made empty: a `process` timer with a wrong path stayed green for ever (issue 25).
+ */
+export function openExistingStore(config: Config): Promise<Store> {
+  if (!isPostgresLocation(config.db) && !existsSync(config.db)) {
+    throw new UsageError(`there is no database at ${config.db} (--db / REPLENISH_DB); \`replenish migrate\` makes a new one`)
+  }
+  return openConfiguredStore(config)
+}
 
 /** `replenish migrate`: bring the schema up to date and say where it stands. */
 export async function migrateCommand(config: Config, out: Out): Promise<number> {
@@ -75,7 +88,7 @@ export async function createAdminTokenCommand(config: Config, scopeRaw: string |
   if (!isAdminScope(scope)) throw new UsageError(`--scope: ${JSON.stringify(scopeRaw)} is not a scope (expected admin, read or metrics)`)
   const label = labelRaw === undefined || labelRaw.trim() === '' ? null : labelRaw.trim()
   if (label !== null && label.length > MAX_LABEL_LENGTH) throw new UsageError(`--label: is too long (maximum is ${MAX_LABEL_LENGTH} characters)`)
-  const store = await openConfiguredStore(config)
+  const store = await openExistingStore(config)
   let token: string
   try {
     token = (await store.write((tx) => createAdminToken(tx.accounts, scope, label))).token
@@ -89,7 +102,7 @@ export async function createAdminTokenCommand(config: Config, scopeRaw: string |
 
 /** `replenish admin-tokens list`: a table of the tokens that are not revoked; never a token. */
 export async function listAdminTokensCommand(config: Config, out: Out): Promise<number> {
-  const store = await openConfiguredStore(config)
+  const store = await openExistingStore(config)
   const rows: string[][] = [['ID', 'SCOPE', 'PREFIX', 'LABEL', 'CREATED_AT', 'LAST_USED_AT']]
   try {
     for (let after = 0; ;) {
@@ -110,7 +123,7 @@ export async function listAdminTokensCommand(config: Config, out: Out): Promise<
 export async function revokeAdminTokenCommand(config: Config, idRaw: string | undefined, out: Out): Promise<number> {
   if (idRaw === undefined) throw new UsageError('admin-tokens revoke needs the token id: replenish admin-tokens revoke ID')
   if (!/^[1-9]\d{0,14}$/.test(idRaw)) throw new UsageError(`admin-tokens revoke: ${JSON.stringify(idRaw)} is not a token id (expected a whole number from 1)`)
-  const store = await openConfiguredStore(config)
+  const store = await openExistingStore(config)
   try {
     await store.write(async (tx) => {
       if (!(await tx.accounts.findAdminToken(Number(idRaw)))) throw new UsageError(`no admin token with id ${idRaw} (see replenish admin-tokens list)`)
@@ -126,7 +139,7 @@ export async function revokeAdminTokenCommand(config: Config, idRaw: string | un
 export async function createUserCommand(config: Config, email: string | undefined, out: Out): Promise<number> {
   if (email === undefined || email === '') throw new UsageError('users create needs --email ADDRESS')
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`--email: ${JSON.stringify(email)} is not a valid email address (expected NAME@DOMAIN)`)
-  const store = await openConfiguredStore(config)
+  const store = await openExistingStore(config)
   try {
     // The check and the insert in one unit: nothing can take the address between them.
     const user = await store.write(async (tx) => {
@@ -143,8 +156,8 @@ export async function createUserCommand(config: Config, email: string | undefine
 
 export async function createKeyCommand(config: Config, userRaw: string | undefined, out: Out): Promise<number> {
   if (userRaw === undefined || userRaw === '') throw new UsageError('keys create needs --user ID')
-  if (!/^[1-9]\d*$/.test(userRaw)) throw new UsageError(`--user: ${JSON.stringify(userRaw)} is not a user id (expected a whole number from 1)`)
-  const store = await openConfiguredStore(config)
+  if (!/^[1-9]\d{0,14}$/.test(userRaw)) throw new UsageError(`--user: ${JSON.stringify(userRaw)} is not a user id (expected a whole number from 1)`)
+  const store = await openExistingStore(config)
   try {
     const key = newApiKey()
     const userId = await store.write(async (tx) => {

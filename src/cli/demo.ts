@@ -22,8 +22,11 @@ export async function seedDemo(store: Store, baseUrl: string): Promise<string[]>
     const source = await tx.catalog.createPaymentSource({
       user_id: user.id, payment_method_id: method.id, kind: 'card', brand: 'visa', last_digits: '4242', month: 12, year: 2030, gateway_reference: 'demo',
     })
-    const coffee = await tx.catalog.createSubscribable('COFFEE-1KG', 'Coffee beans, 1 kg', true)
-    const tea = await tx.catalog.createSubscribable('TEA-250G', 'Green tea, 250 g', true)
+    // Priced (C16): coffee saves 10 % on subscription, in dollars and euros; tea in dollars only.
+    const coffee = await tx.catalog.createSubscribable({
+      sku: 'COFFEE-1KG', name: 'Coffee beans, 1 kg', subscribable: true, discount_bp: 1000, prices: new Map([['USD', 2400n], ['EUR', 2200n]]),
+    })
+    const tea = await tx.catalog.createSubscribable({ sku: 'TEA-250G', name: 'Green tea, 250 g', subscribable: true, discount_bp: 0, prices: new Map([['USD', 850n]]) })
     return { user: user.id, method: method.id, source: source.id, coffee: coffee.id, tea: tea.id }
   })
   if (!ids) return []

@@ -7,7 +7,7 @@
  * Adding a setting to OPTIONS is one line here too: test/cli/help.test.ts fails, naming it, until
  * it is.
  */
-export type HelpPage = 'overview' | 'serve' | 'process' | 'migrate' | 'backup' | 'copy' | 'import' | 'admin-tokens' | 'users' | 'keys'
+export type HelpPage = 'overview' | 'serve' | 'process' | 'migrate' | 'backup' | 'copy' | 'import' | 'admin-tokens' | 'users' | 'keys' | 'mail-preview'
 
 export const SETTINGS_PAGE: Readonly<Record<string, HelpPage>> = {
   // Where the data is and what day it is: every command.
@@ -46,4 +46,14 @@ export const SETTINGS_PAGE: Readonly<Record<string, HelpPage>> = {
   REPLENISH_SHOP_LOGO_URL: 'serve',
   REPLENISH_SHOP_ACCENT: 'serve',
   REPLENISH_PUBLIC_URL: 'serve',
+  REPLENISH_SHOP_URL: 'serve',
+  // Customers' mails (C17, docs/email.md): serve sends them; process queues those of its events.
+  REPLENISH_UPCOMING_DAYS: 'serve',
+  REPLENISH_SMTP_URL: 'serve',
+  REPLENISH_SMTP_TLS_INSECURE: 'serve',
+  REPLENISH_SMTP_CA_FILE: 'serve',
+  REPLENISH_MAIL_FROM: 'serve',
+  REPLENISH_MAIL_LINK_HOURS: 'serve',
+  REPLENISH_MAIL_RETRY_BASE_SECONDS: 'serve',
+  REPLENISH_DEFAULT_LOCALE: 'serve',
 }

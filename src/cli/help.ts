@@ -20,13 +20,14 @@ interface Command {
   /** Paragraphs after the settings. */
   readonly notes?: readonly string[]
   /** Statuses 2 and, where it differs from the common text, 1, in the command's own words. */
-  readonly exit: { readonly ok: string; readonly failure?: string; readonly usage: string }
+  readonly exit: { readonly ok: string; readonly failure?: string; readonly usage: string; readonly interrupted?: string }
 }
 
 /** What a value looks like, by the kind of option (the help shows `--port PORT`, not `--port <string>`). */
 const METAVAR: Readonly<Record<string, string>> = {
   db: 'FILE|URL', string: 'VALUE', host: 'HOST', port: 'PORT', count: 'N', positive: 'N', optional_count: 'N', bool: '0|1',
   date: 'YYYY-MM-DD', zone: 'ZONE', currency: 'CODE', sync: 'FULL|NORMAL', log: 'json|off', origins: 'ORIGINS',
+  smtp_url: 'URL', mail_from: 'ADDRESS', locale: 'en|es|fr|de', file: 'FILE',
 }
 
 const RUNTIME_FAILURE = 'failure at run time: a database that may work later (a full disk, an I/O error, a lock held by another process: worth a retry), or an unexpected error'
@@ -61,9 +62,13 @@ const COMMANDS: Readonly<Record<CommandPage, Command>> = {
   process: {
     summary: 'turn due subscriptions into installments once, then exit',
     usage: ['replenish process [--as-of YYYY-MM-DD]'],
-    about: 'One run of the processor: an installment for each due subscription (installment.created), installment.retry_due for failed ones whose retry time has come, ends and cancellations that are due. Waits while another processor (serve\'s, or another run) holds the lease. Progress on stderr, the summary on stdout. serve runs the same every REPLENISH_PROCESS_EVERY minutes.',
+    about: 'One run of the processor: an installment for each due subscription (installment.created), installment.retry_due for failed ones whose retry time has come, ends and cancellations that are due, then subscription.upcoming for deliveries at most REPLENISH_UPCOMING_DAYS away (with REPLENISH_SMTP_URL set, their mails and those of its cancellations are queued for serve to send: give it serve\'s mail settings). Waits while another processor (serve\'s, or another run) holds the lease. Progress on stderr, the summary on stdout. serve runs the same every REPLENISH_PROCESS_EVERY minutes.',
     flags: [['--as-of YYYY-MM-DD', 'run as of this date instead of today: the whole clock moves, as REPLENISH_TODAY would']],
-    exit: { ok: 'done', usage: 'bad --as-of or setting' },
+    exit: {
+      ok: 'done',
+      usage: 'bad --as-of or setting, or no database file at --db (only serve and migrate make one)',
+      interrupted: 'stopped by SIGINT (Ctrl-C) or SIGTERM once the batch in hand was done ("interrupted after N of M; run it again to go on"): what it did stays done, and running it again goes on from there',
+    },
   },
   migrate: {
     summary: 'create or upgrade the database schema, then exit',
@@ -100,7 +105,7 @@ const COMMANDS: Readonly<Record<CommandPage, Command>> = {
     summary: 'bring users, keys, payment sources, catalog and subscriptions from JSON Lines, ids kept',
     usage: ['replenish import FILE'],
     about: 'Imports the JSON Lines of docs/import.md, all or nothing, in one unit of work: users, API keys, payment methods and sources, catalog items and subscriptions, ids kept. Importing the same file again changes nothing. POST /admin/api/v1/imports does the same through serve.',
-    exit: { ok: 'imported (or already there)', usage: 'FILE cannot be read, is empty, or a line is refused (named with its number and field; nothing imported)' },
+    exit: { ok: 'imported (or already there)', usage: 'FILE cannot be read, is empty, or a line is refused (named with its number and field; nothing imported), no database file at --db (only serve and migrate make one)' },
   },
   'admin-tokens': {
     summary: 'create, list and revoke the admin API\'s tokens',
@@ -114,21 +119,31 @@ const COMMANDS: Readonly<Record<CommandPage, Command>> = {
       ['--scope admin|read|metrics', 'create: what the token may do (default admin)'],
       ['--label NAME', 'create: a note of at most 100 characters shown by list'],
     ],
-    exit: { ok: 'done', usage: 'an unknown sub-command, a bad --scope or --label, an ID that is not a stored live token' },
+    exit: { ok: 'done', usage: 'an unknown sub-command, a bad --scope or --label, an ID that is not a stored live token, no database file at --db (only serve and migrate make one)' },
   },
   users: {
     summary: 'create a customer',
     usage: ['replenish users create --email ADDRESS'],
     about: 'Makes a customer and prints its id alone on the last line. The admin API (POST /admin/api/v1/users) does the same.',
     flags: [['--email ADDRESS', 'the customer\'s address, NAME@DOMAIN, not taken by another customer']],
-    exit: { ok: 'created', usage: 'no --email, an address that is not one or is taken' },
+    exit: { ok: 'created', usage: 'no --email, an address that is not one or is taken, no database file at --db (only serve and migrate make one)' },
   },
   keys: {
     summary: 'create an API key for a customer',
     usage: ['replenish keys create --user ID'],
     about: 'Makes an API key for the customer and prints it once, alone on the last line. The admin API (POST /admin/api/v1/users/:id/api_keys) does the same.',
     flags: [['--user ID', 'the customer\'s id']],
-    exit: { ok: 'created', usage: 'no --user, an ID that is not a number or not a customer' },
+    exit: { ok: 'created', usage: 'no --user, an ID that is not a number or not a customer, no database file at --db (only serve and migrate make one)' },
+  },
+  'mail-preview': {
+    summary: 'print a customer\'s mail as this configuration writes it (no database)',
+    usage: ['replenish mail-preview upcoming|payment_failed|canceled [--locale en|es|fr|de] [--html]'],
+    about: 'Renders one kind of customer mail (docs/email.md) for a made-up customer with two items priced in REPLENISH_CURRENCY, with this configuration\'s shop name, accent, sender, time zone, link base and link lifetime, and prints its headers and plain text. Touches no database and sends nothing.',
+    flags: [
+      ['--locale en|es|fr|de', 'the customer\'s language (default REPLENISH_DEFAULT_LOCALE)'],
+      ['--html', 'print the HTML part alone (to open in a browser) instead of the headers and text'],
+    ],
+    exit: { ok: 'printed', usage: 'no KIND or an unknown one, a --locale not in the list, a bad setting' },
   },
 }
 
@@ -192,6 +207,7 @@ function commandPage(name: CommandPage): string {
     ...wrap(`1  ${c.exit.failure ?? RUNTIME_FAILURE}`, '  ', 3),
     ...wrap(`2  ${c.exit.usage}`, '  ', 3),
     ...UNUSABLE.map((line) => `  ${line}`),
+    ...(c.exit.interrupted ? wrap(`130  ${c.exit.interrupted}`, '  ', 5) : []),
   ].join('\n')
 }
 

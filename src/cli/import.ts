@@ -3,10 +3,9 @@ import { readFileSync } from 'node:fs'
 import type { Config } from '../config.ts'
 import { serviceClock } from '../clock.ts'
 import { EmptyImport, importContext, runImport } from '../admin/imports.ts'
-import { ImportLineError } from '../domain/import-errors.ts'
-import type { ImportSummary } from '../domain/import-records.ts'
-import { openConfiguredStore } from './app.ts'
-import { UsageError } from './commands.ts'
+import { ImportLineError } from '../domain/import/errors.ts'
+import type { ImportSummary } from '../domain/import/records.ts'
+import { openExistingStore, UsageError } from './commands.ts'
 
 type Out = (line: string) => void
 
@@ -30,7 +29,7 @@ export async function importCommand(config: Config, file: string | undefined, ou
     throw new UsageError(`import: cannot read ${file}: ${why}`)
   }
   const context = importContext(config, serviceClock(config.timeZone, config.today))
-  const store = await openConfiguredStore(config)
+  const store = await openExistingStore(config)
   let summary: ImportSummary
   try {
     summary = await store.bulk(() => store.write((tx) => runImport(tx, data, context)))

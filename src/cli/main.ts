@@ -3,8 +3,10 @@
  * returned, not exited with, so tests run the whole CLI in-process; only src/main.ts touches
  * `process`. Exit statuses (also in --help): 0 done, 1 failure at run time (including a database
  * that may work later: a full disk, an I/O error, a lock held elsewhere), 2 bad command, flag or
- * configuration value (a database directory that does not exist), 3 the database cannot be used
- * and restarting will not change that (not a database, corrupt, newer schema, not writable).
+ * configuration value (a database directory that does not exist, a database file that does not
+ * exist for a command that does not make one), 3 the database cannot be used and restarting will
+ * not change that (not a database, corrupt, newer schema, not writable), 130 a `process` run
+ * stopped by SIGINT or SIGTERM after the batch in hand (process.ts).
  */
 import { parseArgs } from 'node:util'
 import { ConfigError, KNOWN_VARIABLES, loadConfig, OPTIONS, parseArgsOptions } from '../config.ts'
@@ -15,12 +17,13 @@ import { processCommand } from './process.ts'
 import { importCommand } from './import.ts'
 import { copyCommand } from './copy.ts'
 import { helpText } from './help.ts'
+import { mailPreviewCommand } from './mail-preview.ts'
 import { VERSION, versionLine } from '../version.ts'
 
 export interface CliIo {
   readonly out: (line: string) => void
   readonly err: (line: string) => void
-  /** Resolves when the process is asked to stop (SIGTERM/SIGINT); only `serve` waits for it. */
+  /** Resolves when the process is asked to stop (SIGTERM/SIGINT); `serve` and `process` wait for it. */
   readonly stopSignal: () => Promise<string>
 }
 
@@ -30,7 +33,7 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, database: 3 } as const
  * Flags that belong to one command; given to another they are a usage error, not silently ignored.
  * Each is documented on its command's help page (test/cli/help.test.ts).
  */
-export const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup', scope: 'admin-tokens create', label: 'admin-tokens create', from: 'copy', to: 'copy' }
+export const COMMAND_FLAGS: Readonly<Record<string, string>> = { demo: 'serve', 'as-of': 'process', email: 'users create', user: 'keys create', force: 'backup', scope: 'admin-tokens create', label: 'admin-tokens create', from: 'copy', to: 'copy', locale: 'mail-preview', html: 'mail-preview' }
 
 const ARG_OPTIONS = {
   ...parseArgsOptions(),
@@ -45,6 +48,8 @@ const ARG_OPTIONS = {
   label: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
+  locale: { type: 'string' },
+  html: { type: 'boolean' },
 } as const
 
 export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
@@ -86,7 +91,7 @@ async function run(argv: readonly string[], env: Readonly<Record<string, string 
       return serve(config, { demo: values.demo === true }, { out: io.out, err: io.err, stopSignal: io.stopSignal() })
     case 'process':
       noMore([sub, ...rest])
-      return processCommand(config, values['as-of'], { out: io.out, err: io.err })
+      return processCommand(config, values['as-of'], { out: io.out, err: io.err, stopSignal: io.stopSignal() })
     case 'migrate':
       noMore([sub, ...rest])
       return migrateCommand(config, io.out)
@@ -108,6 +113,9 @@ async function run(argv: readonly string[], env: Readonly<Record<string, string 
       if (sub !== 'create') throw new UsageError('usage: replenish users create --email ADDRESS')
       noMore(rest)
       return createUserCommand(config, values.email, io.out)
+    case 'mail-preview':
+      noMore(rest)
+      return mailPreviewCommand(config, sub, values.locale, values.html === true, io.out)
     case 'keys':
       if (sub !== 'create') throw new UsageError('usage: replenish keys create --user ID')
       noMore(rest)

@@ -2,32 +2,53 @@ import type { Config } from '../config.ts'
 import { serviceClock } from '../clock.ts'
 import { isDate } from '../domain/dates.ts'
 import { runProcessor, type Progress, type RunSummary } from '../processing/processor.ts'
-import { openConfiguredStore } from './app.ts'
-import { UsageError } from './commands.ts'
+import { openExistingStore, UsageError } from './commands.ts'
 
-type Io = { out: (l: string) => void; err: (l: string) => void }
+type Io = {
+  out: (l: string) => void
+  err: (l: string) => void
+  /** Resolves when the process is asked to stop (SIGINT: Ctrl-C, or SIGTERM); never, when not given. */
+  stopSignal?: Promise<string>
+}
 
 const PROGRESS_EVERY_MS = 1000
+/** The status of a run stopped by SIGINT or SIGTERM before its end (128 + SIGINT's 2, as a shell reports Ctrl-C). */
+export const INTERRUPTED = 130
 
 /**
  * `replenish process [--as-of YYYY-MM-DD]`: one processor run, as of that date (default the
  * service clock's today), then exit 0. Waits when another processor holds the lease, so the
  * run has happened by the time the command returns. Progress goes to stderr, the summary to
- * stdout.
+ * stdout. SIGINT (Ctrl-C) or SIGTERM ends the run once the batch in hand has committed: the
+ * summary of what was done, `interrupted after N of M; run it again to go on` on stderr, and
+ * status 130 (INTERRUPTED). What is left is due still, so the next run does it; nothing is done
+ * twice (C9).
  */
 export async function processCommand(config: Config, asOf: string | undefined, io: Io): Promise<number> {
   if (asOf !== undefined && !isDate(asOf)) throw new UsageError(`--as-of: expected a real date as YYYY-MM-DD, got ${JSON.stringify(asOf)}`)
   // --as-of moves the whole service clock for this run, exactly as REPLENISH_TODAY would.
   const clock = serviceClock(config.timeZone, asOf ?? config.today)
-  const store = await openConfiguredStore(config)
+  const store = await openExistingStore(config)
+  const stop = new AbortController()
+  void io.stopSignal?.then(() => stop.abort())
   try {
     const s = await runProcessor(store, {
       clock,
       waitForLease: true,
+      signal: stop.signal,
       onWait: (holder) => io.err(`replenish: another processor is running (${holder}); waiting for it to finish`),
       onProgress: progressPrinter(io.err),
+      upcomingDays: config.upcomingDays,
     })
+    if (!s.ran) {
+      io.err('replenish: interrupted while waiting for the other processor, before this run began; run it again to go on')
+      return INTERRUPTED
+    }
     io.out(formatSummary(s))
+    if (!s.completed) {
+      io.err(`replenish: interrupted after ${s.examined} of ${s.total}; run it again to go on`)
+      return INTERRUPTED
+    }
   } finally {
     await store.close()
   }
@@ -67,7 +88,8 @@ export function formatSummary(s: RunSummary): string {
   return (
     `processed ${plural(s.processed, 'subscription')} as of ${s.asOf} in ${(s.elapsedMs / 1000).toFixed(1)} s (examined ${s.examined} due): ` +
     `${plural(s.installments, 'installment')} made, ${s.ended} ended, ${s.canceled} canceled, ${s.resumed} resumed; ` +
-    `${s.retriesDue} ${s.retriesDue === 1 ? 'retry' : 'retries'} due, ${s.abandoned} abandoned`
+    `${s.retriesDue} ${s.retriesDue === 1 ? 'retry' : 'retries'} due, ${s.abandoned} abandoned` +
+    (s.upcoming > 0 ? `; ${s.upcoming} upcoming ${s.upcoming === 1 ? 'delivery' : 'deliveries'} announced` : '')
   )
 }
 

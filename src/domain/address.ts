@@ -1,5 +1,5 @@
 import { ADDRESS_FIELDS, type Address } from './types.ts'
-import { isRecord, type FieldErrors } from './field-errors.ts'
+import { acceptableText, isRecord, type FieldErrors } from './field-errors.ts'
 
 const REQUIRED = ['firstname', 'address1', 'city', 'zipcode', 'country_iso'] as const
 const MAX_LENGTH = 255
@@ -34,6 +34,7 @@ export function readAddress(
     }
     if (value !== null && value.length === 0) value = null
     if (value !== null && value.length > MAX_LENGTH) errors.add(`${prefix}.${field}`, 'too_long', MAX_LENGTH)
+    else if (value !== null && !acceptableText(value, `${prefix}.${field}`, errors)) invalid.add(field)
     out[field] = value
   }
   // A field already refused as invalid is not also reported blank: one reason per field is clearer.

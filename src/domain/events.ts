@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   'subscription.cancellation_pending',
   'subscription.activated',
   'subscription.ended',
+  'subscription.upcoming',
   'line_item.created',
   'line_item.updated',
   'line_item.deleted',
@@ -25,9 +26,14 @@ export const EVENT_TYPES = [
   'installment.retry_scheduled',
   'installment.retry_due',
   'installment.abandoned',
+  // C18: sent on request to one endpoint (POST /webhook_endpoints/:id/test), never fanned out.
+  'webhook.test',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]
+
+/** The event a staff member sends to check an endpoint (C18); `data.object` is `{webhook_endpoint_id}`. */
+export const TEST_EVENT = 'webhook.test' satisfies EventType
 
 /** An endpoint's subscription to every type, present and future. */
 export const ALL_EVENTS = '*'

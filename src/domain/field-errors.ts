@@ -74,6 +74,34 @@ export function readBoundedInteger(raw: unknown, field: string, max: number | un
   return n
 }
 
+/**
+ * The largest number a counter or small number column holds on both backends (PostgreSQL's
+ * `integer`; SQLite would take more). A client's integer is bounded by it before it reaches SQL,
+ * so a value past it is the same 422 everywhere instead of a 500 on PostgreSQL (issue 25).
+ */
+export const MAX_STORED_INTEGER = 2_147_483_647
+
+/** A stored whole number a client may set (a counter, a card's month or year): 0…MAX_STORED_INTEGER, with C4's messages. */
+export function readStoredCount(raw: unknown, field: string, errors: FieldErrors): number | undefined {
+  const n = readInteger(raw, field, errors)
+  if (n === undefined) return undefined
+  if (n < 0) return errors.add(field, 'greater_than_or_equal_to_0')
+  if (n > MAX_STORED_INTEGER) return errors.add(field, 'less_than_or_equal_to', MAX_STORED_INTEGER)
+  return n
+}
+
+/**
+ * The one rule every text a client gives is held to, whatever the field (issue 25): it holds no
+ * NUL character (U+0000). No field needs one, PostgreSQL's text cannot store it and SQLite
+ * would, so it is refused before any SQL, alike on both: `{"field": ["must not contain a NUL
+ * character"]}`. Answers whether the text passed; a refusal is added to `errors`.
+ */
+export function acceptableText(text: string, field: string, errors: FieldErrors): boolean {
+  if (!text.includes('\u0000')) return true
+  errors.add(field, 'nul_character')
+  return false
+}
+
 /** An id given by a client: a positive integer or integer string; anything else is no id. */
 export function readId(raw: unknown): number | undefined {
   if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw > 0 ? raw : undefined

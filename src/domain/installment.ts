@@ -8,11 +8,18 @@ import type { Address } from './types.ts'
 export const INSTALLMENT_STATES = ['pending', 'retrying', 'fulfilled', 'abandoned'] as const
 export type InstallmentState = (typeof INSTALLMENT_STATES)[number]
 
+/**
+ * A line as the installment froze it (C16: with its price, discount and total then). Installments
+ * made before prices existed (schema version 10) have none of the three: they show as no price.
+ */
 export interface SnapshotLine {
   readonly subscribable_id: number
   readonly sku: string
   readonly name: string
   readonly quantity: number
+  readonly price?: string | null
+  readonly discount_percent?: string
+  readonly total?: string | null
 }
 
 /**
@@ -42,6 +49,10 @@ export interface Installment {
   readonly payment_method_id: number | null
   readonly payment_source_id: number | null
   readonly currency: string
+  /** C16, frozen when the installment was made: the amounts the shop charges (null without prices). */
+  readonly subtotal: string | null
+  readonly discount_total: string | null
+  readonly total: string | null
   readonly created_at: string
   readonly updated_at: string
 }
@@ -68,15 +79,31 @@ export function renderInstallment(i: Installment, attempts: readonly Attempt[]):
     due_date: i.due_date,
     state: i.state,
     retry_at: i.retry_at,
-    line_items: i.line_items,
+    line_items: i.line_items.map(renderSnapshotLine),
     shipping_address: i.shipping_address,
     billing_address: i.billing_address,
     payment_method_id: i.payment_method_id,
     payment_source_id: i.payment_source_id,
     currency: i.currency,
+    subtotal: i.subtotal,
+    discount_total: i.discount_total,
+    total: i.total,
     attempts: attempts.map((a) => ({ result: a.result, order_reference: a.order_reference, message: a.message, created_at: a.created_at })),
     created_at: i.created_at,
     updated_at: i.updated_at,
+  }
+}
+
+/** A snapshot line in C3's key order, C16's money after the quantity (none before prices existed: no price). */
+function renderSnapshotLine(l: SnapshotLine): Record<string, unknown> {
+  return {
+    subscribable_id: l.subscribable_id,
+    sku: l.sku,
+    name: l.name,
+    quantity: l.quantity,
+    price: l.price ?? null,
+    discount_percent: l.discount_percent ?? '0',
+    total: l.total ?? null,
   }
 }
 

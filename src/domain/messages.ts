@@ -61,6 +61,12 @@ export const MESSAGES = {
     fr: 'impossible de sauter un abonnement annulé ou inactif',
     de: 'ein gekündigtes oder inaktives Abonnement kann nicht übersprungen werden',
   },
+  cannot_date_ended: {
+    en: 'cannot be set on a subscription which is canceled or inactive',
+    es: 'no se puede fijar en una suscripción cancelada o inactiva',
+    fr: 'ne peut pas être fixée pour un abonnement annulé ou inactif',
+    de: 'kann für ein gekündigtes oder inaktives Abonnement nicht festgelegt werden',
+  },
   cannot_pause: {
     en: 'cannot pause/resume a subscription which is not active',
     es: 'no se puede pausar/reanudar una suscripción que no está activa',
@@ -103,6 +109,40 @@ export const MESSAGES = {
     es: 'no se puede registrar un resultado para una entrega en estado %{count}',
     fr: "impossible d'enregistrer un résultat pour une livraison à l'état %{count}",
     de: 'für eine Lieferung im Zustand %{count} kann kein Ergebnis erfasst werden',
+  },
+  nul_character: {
+    en: 'must not contain a NUL character',
+    es: 'no debe contener el carácter NUL',
+    fr: 'ne doit pas contenir le caractère NUL',
+    de: 'darf kein NUL-Zeichen enthalten',
+  },
+  // C16: money.
+  invalid_amount: { en: 'is not a valid amount', es: 'no es un importe válido', fr: "n'est pas un montant valide", de: 'ist kein gültiger Betrag' },
+  unknown_currency: {
+    en: 'has an unknown currency: %{count}',
+    es: 'tiene una moneda desconocida: %{count}',
+    fr: 'contient une devise inconnue : %{count}',
+    de: 'enthält eine unbekannte Währung: %{count}',
+  },
+  between_0_and_100: { en: 'must be between 0 and 100', es: 'debe estar entre 0 y 100', fr: 'doit être compris entre 0 et 100', de: 'muss zwischen 0 und 100 liegen' },
+  percent_decimals: {
+    en: 'must have at most 2 decimal places',
+    es: 'debe tener como máximo 2 decimales',
+    fr: 'doit avoir au plus 2 décimales',
+    de: 'darf höchstens 2 Nachkommastellen haben',
+  },
+  invalid_month: { en: 'is not a valid month', es: 'no es un mes válido', fr: "n'est pas un mois valide", de: 'ist kein gültiger Monat' },
+  not_before_from: {
+    en: 'must not be before from',
+    es: 'no debe ser anterior a from',
+    fr: 'ne doit pas être avant from',
+    de: 'darf nicht vor from liegen',
+  },
+  months_from: {
+    en: 'must be within %{count} months of from',
+    es: 'debe estar a no más de %{count} meses de from',
+    fr: 'doit être à moins de %{count} mois de from',
+    de: 'muss innerhalb von %{count} Monaten ab from liegen',
   },
 } as const satisfies Record<string, Texts>
 

@@ -1,4 +1,4 @@
-import { FieldErrors, ValidationFailed } from './field-errors.ts'
+import { FieldErrors, ValidationFailed, acceptableText } from './field-errors.ts'
 import type { Attempt, Installment } from './installment.ts'
 
 /**
@@ -25,6 +25,7 @@ function optionalText(attrs: Record<string, unknown>, field: string, max: number
   if (typeof v !== 'string' && typeof v !== 'number') return errors.add(field, 'invalid') ?? null
   const text = String(v).trim()
   if (text.length > max) return errors.add(field, 'too_long', max) ?? null
+  if (!acceptableText(text, field, errors)) return null
   return text === '' ? null : text
 }
 

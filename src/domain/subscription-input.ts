@@ -1,14 +1,12 @@
 import { addInterval, dayOf, isDate, isIntervalUnit, type IntervalUnit } from './dates.ts'
 import { currencyCode } from './currency.ts'
 import { readAddress } from './address.ts'
-import { FieldErrors, ValidationFailed, isRecord, isTruthyFlag, readBoundedInteger, readId, readInteger } from './field-errors.ts'
+import { FieldErrors, ValidationFailed, isRecord, isTruthyFlag, readBoundedInteger, readId, readInteger, readStoredCount } from './field-errors.ts'
 import type { Address, Subscription, SubscriptionPatch } from './types.ts'
 
 /** C4: the longest interval per unit, about ten years whatever the unit. */
 export const MAX_INTERVAL: Readonly<Record<IntervalUnit, number>> = { day: 3650, week: 520, month: 120, year: 10 }
 export const MAX_QUANTITY = 9999
-/** The skip counters the shop may set (C13): solidus_subscriptions keeps them in PostgreSQL `integer` columns. */
-export const MAX_SKIP_COUNT = 2_147_483_647
 
 /** What validation needs to know about the world; the store answers, the domain stays pure. */
 export interface Lookups {
@@ -32,6 +30,8 @@ export interface InputContext {
 export interface NewLineItem {
   readonly subscribable_id: number
   readonly quantity: number
+  /** C17: delivered once; false when not given. */
+  readonly one_time?: boolean
 }
 
 export interface NewSubscription {
@@ -70,12 +70,7 @@ function readActionableDate(raw: unknown, ctx: InputContext, errors: FieldErrors
 
 /** A skip counter the shop sets: an integer, 0 or more. Absent (or blank) answers undefined. */
 function readSkipCounter(attrs: Record<string, unknown>, field: 'skip_count' | 'successive_skip_count', errors: FieldErrors): number | undefined {
-  if (!given(attrs[field])) return undefined
-  const n = readInteger(attrs[field], field, errors)
-  if (n === undefined) return undefined
-  if (n < 0) return errors.add(field, 'greater_than_or_equal_to_0')
-  if (n > MAX_SKIP_COUNT) return errors.add(field, 'less_than_or_equal_to', MAX_SKIP_COUNT)
-  return n
+  return given(attrs[field]) ? readStoredCount(attrs[field], field, errors) : undefined
 }
 
 /** The shop's counters (C13); nothing for a customer, whose body may say what it likes (C1). */
@@ -139,6 +134,18 @@ export function readLineItemFields(
   return out
 }
 
+/**
+ * C17's `one_time` of a line item being added (false when not given): a boolean, or its form
+ * spellings. Only an add reads it; an update of an existing item ignores it.
+ */
+export function readOneTime(attrs: Record<string, unknown>, prefix: string, errors: FieldErrors): boolean {
+  const v = attrs['one_time']
+  if (v === undefined || v === null || v === '' || v === false || v === 'false' || v === '0' || v === 0) return false
+  if (v === true || v === 'true' || v === '1' || v === 1) return true
+  errors.add(`${prefix}one_time`, 'inclusion')
+  return false
+}
+
 /** `line_items_attributes`: an array, or a Rails-style object of objects (`{"0": {...}}`). */
 function entries(raw: unknown, errors: FieldErrors): Record<string, unknown>[] {
   if (raw === undefined || raw === null || raw === '') return []
@@ -171,7 +178,8 @@ export function validateCreate(attrs: Record<string, unknown>, ctx: InputContext
   for (const entry of entries(attrs['line_items_attributes'], errors)) {
     if (!given(entry['quantity'])) continue // C6: ignored (Rails reject_if quantity.blank?: an empty form field too)
     const li = readLineItemFields(entry, 'line_items.', ctx.lookups, errors, { quantity: true, subscribable: true })
-    if (li.quantity !== undefined && li.subscribable_id !== undefined) lineItems.push({ quantity: li.quantity, subscribable_id: li.subscribable_id })
+    const oneTime = readOneTime(entry, 'line_items.', errors)
+    if (li.quantity !== undefined && li.subscribable_id !== undefined) lineItems.push({ quantity: li.quantity, subscribable_id: li.subscribable_id, one_time: oneTime })
   }
   if (!errors.empty || units === undefined || length === undefined) throw new ValidationFailed(errors)
   const actionable = explicitDate ?? addInterval(ctx.today, length, units)
@@ -195,7 +203,7 @@ export function validateCreate(attrs: Record<string, unknown>, ctx: InputContext
 export type LineItemChange =
   | { readonly op: 'update'; readonly id: number; readonly quantity?: number; readonly subscribable_id?: number }
   | { readonly op: 'destroy'; readonly id: number }
-  | { readonly op: 'add'; readonly quantity: number; readonly subscribable_id: number }
+  | { readonly op: 'add'; readonly quantity: number; readonly subscribable_id: number; readonly one_time: boolean }
 
 export type ChangeKind = 'frequency' | 'payment' | 'shipping' | 'billing' | 'other'
 
@@ -219,7 +227,12 @@ export function validateUpdate(sub: Subscription, attrs: Record<string, unknown>
   if (attrs['interval_units'] !== undefined && attrs['interval_length'] === undefined && units && sub.interval_length > MAX_INTERVAL[units]) {
     errors.add('interval_length', 'less_than_or_equal_to', MAX_INTERVAL[units])
   }
-  const explicitDate = given(attrs['actionable_date']) ? readActionableDate(attrs['actionable_date'], ctx, errors) : undefined
+  const ended = sub.state === 'canceled' || sub.state === 'inactive'
+  // A subscription that will not act has no date (C3): setting one is refused, not ignored, so a
+  // client is told that nothing changed (docs/decisions.md, "Dates"); activate gives it one.
+  const explicitDate = !given(attrs['actionable_date'])
+    ? undefined
+    : ended ? errors.add('actionable_date', 'cannot_date_ended') : readActionableDate(attrs['actionable_date'], ctx, errors)
   const endDate = attrs['end_date'] === undefined ? undefined : readEndDate(attrs['end_date'], ctx.today, errors)
   const payment = readPayment(attrs, ctx, errors, sub.payment_method_id !== null || sub.payment_source_id !== null)
   const shipping = readAddress(attrs['shipping_address_attributes'], 'shipping_address', sub.shipping_address, errors)
@@ -241,7 +254,8 @@ export function validateUpdate(sub: Subscription, attrs: Record<string, unknown>
       lineItems.push({ op: 'update', id, ...fields })
     } else if (given(entry['quantity'])) {
       const li = readLineItemFields(entry, 'line_items.', ctx.lookups, errors, { quantity: true, subscribable: true })
-      if (li.quantity !== undefined && li.subscribable_id !== undefined) lineItems.push({ op: 'add', quantity: li.quantity, subscribable_id: li.subscribable_id })
+      const oneTime = readOneTime(entry, 'line_items.', errors)
+      if (li.quantity !== undefined && li.subscribable_id !== undefined) lineItems.push({ op: 'add', quantity: li.quantity, subscribable_id: li.subscribable_id, one_time: oneTime })
     }
   }
   if (!errors.empty || units === undefined || length === undefined) throw new ValidationFailed(errors)
@@ -259,7 +273,7 @@ export function validateUpdate(sub: Subscription, attrs: Record<string, unknown>
       patch.anchor_day = next < ctx.today ? dayOf(ctx.today) : dayOf(base)
     }
   }
-  if (explicitDate !== undefined && sub.state !== 'canceled' && sub.state !== 'inactive' && explicitDate !== sub.actionable_date) {
+  if (explicitDate !== undefined && explicitDate !== sub.actionable_date) {
     patch.actionable_date = explicitDate
     patch.anchor_day = dayOf(explicitDate)
     changes.add('other')

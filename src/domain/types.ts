@@ -1,4 +1,5 @@
 import type { IntervalUnit } from './dates.ts'
+import type { Language } from './messages.ts'
 
 export const STATES = ['active', 'pending_cancellation', 'canceled', 'inactive'] as const // paused is a flag (C8)
 export type State = (typeof STATES)[number]
@@ -41,8 +42,21 @@ export interface LineItem {
   readonly subscription_id: number
   readonly subscribable_id: number
   readonly quantity: number
+  /** C17: delivered once, by the next installment, which deletes it. */
+  readonly one_time: boolean
   readonly created_at: string
   readonly updated_at: string
+}
+
+/**
+ * A line item with what the catalog says of it now (C16): its subscription's currency, the unit
+ * price there in minor units (null when the catalog has none) and the item's discount in basis
+ * points. Its representation's `price`, `discount_percent` and `total` come from these.
+ */
+export interface PricedLineItem extends LineItem {
+  readonly currency: string
+  readonly unit_price: number | null
+  readonly discount_bp: number
 }
 
 /** The fields a change may set; the store fills ids and timestamps. */
@@ -53,6 +67,10 @@ export interface User {
   /** null once the user is erased (C13): the row and its id stay. */
   readonly email: string | null
   readonly external_id: string | null
+  /** The language of their mails (C17); null: the service's default (REPLENISH_DEFAULT_LOCALE). */
+  readonly locale: Language | null
+  /** false: no mail at all (C17). */
+  readonly email_notifications: boolean
   readonly created_at: string
   readonly updated_at: string
 }
@@ -79,11 +97,16 @@ export interface PaymentSource {
   readonly updated_at: string
 }
 
+/** A catalog item as the admin API shows it (C11, C16). */
 export interface Subscribable {
   readonly id: number
   readonly sku: string
   readonly name: string
   readonly subscribable: boolean
+  /** Currency code → amount (C16's strings), codes in alphabetical order. */
+  readonly prices: Readonly<Record<string, string>>
+  /** Subscribe-and-save on this item: "0"…"100" (formatPercent). */
+  readonly discount_percent: string
   readonly created_at: string
   readonly updated_at: string
 }
@@ -99,6 +122,15 @@ export type ActorType = (typeof ACTOR_TYPES)[number]
 export interface Actor {
   readonly type: ActorType
   readonly id: number | null
+}
+
+/** What a create or a change writes to a catalog item: prices by currency in minor units, `null` removing one. */
+export interface SubscribableFields {
+  readonly sku: string
+  readonly name: string
+  readonly subscribable: boolean
+  readonly discount_bp: number
+  readonly prices: ReadonlyMap<string, bigint | null>
 }
 
 export interface EventRecord {

@@ -2,7 +2,7 @@ import http, { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'n
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo, Socket } from 'node:net'
 import { createRouter } from './router.ts'
-import { BodyCutOff, EMPTY, parseBody, rawBody, readBody } from './body.ts'
+import { BodyCutOff, EMPTY, giveBack, parseBody, rawBody, readBody } from './body.ts'
 import { HttpError, notFound } from './http-error.ts'
 import { errorReply, send, type OutageLog } from './respond.ts'
 import { createCors, type Cors, type CorsOptions } from './cors.ts'
@@ -103,6 +103,7 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
     }
     let userId: number | null = null
     let reply: Reply
+    let raw: Buffer = EMPTY
     try {
       if (match.kind === 'not_found') throw notFound()
       if (match.kind === 'method_not_allowed') {
@@ -113,7 +114,7 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
       const search = q === -1 ? '' : url.slice(q + 1)
       // A route's own checks before its body (an import's megabytes): refused callers are never buffered.
       if (own?.beforeBody) await own.beforeBody(new RequestCtx(req, match, method, path, search, NO_BODY, EMPTY, requestId))
-      const raw = method === 'GET' || method === 'HEAD' ? EMPTY : await readBody(req, own?.maxBodyBytes ?? options.maxBodyBytes)
+      raw = method === 'GET' || method === 'HEAD' ? EMPTY : await readBody(req, own?.maxBodyBytes ?? options.maxBodyBytes)
       const body = own?.rawBodyType === undefined ? parseBody(req.headers['content-type'], raw) : rawBody(own.rawBodyType, req.headers['content-type'], raw)
       const ctx = new RequestCtx(req, match, method, path, search, body, raw, requestId)
       try {
@@ -130,20 +131,33 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
         ? { status: timedOut.has(req.socket) ? 408 : 499, body: null }
         : errorReply(err, requestId, options.logError, outages)
     }
+    let status = reply.status
     if (!res.headersSent && !res.destroyed) {
+      const acceptEncoding = req.headers['accept-encoding']
       try {
-        send(res, withCors(cors, origin, reply), requestId, closing)
+        // Most answers are written at once; a compressed or streamed one settles later.
+        const sending = send(res, withCors(cors, origin, reply), requestId, closing, acceptEncoding)
+        if (sending !== undefined) {
+          const ended = await sending
+          // A stream cut off by its client (499), or broken by a failing read: the status was
+          // sent long ago, so the connection was cut, and the failure is logged as the 500 it is.
+          if (ended !== undefined) status = ended.status
+          if (ended?.error !== undefined) errorReply(ended.error, requestId, options.logError, outages)
+        }
       } catch (err) {
         // A reply that cannot be sent (a body JSON cannot encode, a bad header value) is a bug
         // like any other: C1's 500, logged with the request id, instead of an empty answer.
         reply = errorReply(err, requestId, options.logError, outages)
+        status = reply.status
         if (!res.headersSent) send(res, withCors(cors, origin, reply), requestId, closing)
       }
     }
+    // Answered: nothing reads the body any more, and a large one goes back now, not at some GC.
+    giveBack(raw)
     options.onResponse({
       method,
       route: template,
-      status: reply.status,
+      status,
       ms: Math.round((performance.now() - started) * 1000) / 1000,
       request_id: requestId,
       user_id: userId,

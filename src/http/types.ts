@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import type { Encoded } from './compression.ts'
 
 /** What a handler sees of a request. Body and query are parsed before the handler runs. */
 export interface Ctx {
@@ -29,8 +30,19 @@ export interface Reply {
   headers?: Record<string, string>
   /** A pre-serialised JSON body (idempotent replays send the stored bytes). */
   raw?: string
-  /** Content type for non-JSON answers (`/metrics`). */
+  /** Content type for non-JSON answers (`/metrics`, assets; `body` is then a string or a Buffer). */
   contentType?: string
+  /**
+   * `body` compressed each way already (assets, compression.ts `precompress`): one of them is
+   * sent as the client's Accept-Encoding asks, and nothing is compressed per request.
+   */
+  encoded?: Encoded
+  /**
+   * The body in pieces, for an answer of any length (C18's CSV exports): each piece is asked for
+   * once the client has taken the ones before (backpressure), so memory stays the same however
+   * long it runs; compressed on the way when the client accepts it. Not read for HEAD.
+   */
+  stream?: AsyncIterable<string>
 }
 
 export type Handler = (ctx: Ctx) => Reply | Promise<Reply>

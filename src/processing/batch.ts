@@ -1,5 +1,6 @@
 import { decideDue, decideEnded, type DueDecision } from '../domain/processing.ts'
 import type { Installment } from '../domain/installment.ts'
+import { renderLineItem } from '../domain/representation.ts'
 import type { Subscription } from '../domain/types.ts'
 import type { BatchPlan, DueRow, Store, Tx } from '../store/api.ts'
 import { abandonOpenInstallments, retryDue } from './installment-actions.ts'
@@ -97,7 +98,7 @@ export async function processBatch(tx: Tx, rows: readonly DueRow[], today: strin
     if (d.kind === 'wait') continue
     counts.processed++
     if (d.kind === 'install') {
-      plans.push({ subscription_id: row.id, due_date: d.dueDate, actionable_date: d.nextDate, state: d.state })
+      plans.push({ subscription_id: row.id, due_date: d.dueDate, actionable_date: d.nextDate, state: d.state, keeps_state: d.state === row.state && !row.paused, currency: row.currency })
       if (d.events.length > 0) followUps.push({ id: row.id, events: d.events, canceled: d.state === 'canceled', dueDate: d.dueDate })
       if (d.events.includes('subscription.resumed')) counts.resumed++
       if (d.state === 'canceled') counts.canceled++
@@ -106,13 +107,28 @@ export async function processBatch(tx: Tx, rows: readonly DueRow[], today: strin
       await applyChange(tx, row.id, d, counts)
     }
   }
-  counts.installments += (await tx.installments.processMany(plans, at)).size
+  const created = await tx.installments.processMany(plans, at)
+  counts.installments += created.size
+  await deliverOneTimeLines(tx, created)
   for (const f of followUps) {
     // A pending cancellation is complete: older deliveries still open end, the one just made stays.
     if (f.canceled) counts.abandoned += await abandonOpenInstallments(tx, f.id, f.dueDate)
     await recordSubscription(tx, f.id, f.events)
   }
   return counts
+}
+
+/**
+ * C17: the installments just made carry their subscriptions' one-time line items (the snapshot
+ * took every line); in the same unit those lines go, each with `line_item.deleted` as a request's
+ * delete writes it (stamped with the unit's actor, the processor). A subscription that got no
+ * installment (skipped, paused, or one already made for the date) keeps its lines.
+ */
+async function deliverOneTimeLines(tx: Tx, created: ReadonlySet<number>): Promise<void> {
+  if (created.size === 0) return
+  for (const li of await tx.subscriptions.takeOneTimeLines([...created])) {
+    await tx.events.recordJson('line_item.deleted', li.subscription_id, JSON.stringify(renderLineItem(li)))
+  }
 }
 
 /** Subscriptions whose end date passed (they were not due, or the walk would have ended them). */

@@ -2,8 +2,9 @@ import type { Store } from '../store/api.ts'
 
 /**
  * Event retention (C13): events older than `days` are deleted in the background, in small units
- * (a request waits for one unit at most), never one with a webhook delivery still pending. The
- * first pass runs a minute after start, then one an hour.
+ * (a request waits for one unit at most), never one with a webhook delivery or a mail still
+ * pending (a mail is rendered from its event when it is sent, C17). Mails settled before then go
+ * too. The first pass runs a minute after start, then one an hour.
  */
 export interface Retention {
   start(): void
@@ -31,10 +32,16 @@ export function eventRetention(o: RetentionOptions): Retention {
 
   const runOnce = async (nowMs: number): Promise<number> => {
     if (o.days <= 0) return 0
-    // Every event from the oldest pending delivery's on is kept: a delivery is made with its event.
-    const oldestPending = await o.store.deliveries.oldestPendingMs()
-    const bound = new Date(Math.min(nowMs - o.days * DAY_MS, oldestPending ?? Number.POSITIVE_INFINITY)).toISOString()
+    // Every event from the oldest pending delivery's or mail's on is kept: each is made with its event.
+    const oldestPending = Math.min(
+      (await o.store.deliveries.oldestPendingMs()) ?? Number.POSITIVE_INFINITY,
+      (await o.store.emails.oldestPendingMs()) ?? Number.POSITIVE_INFINITY,
+    )
+    const bound = new Date(Math.min(nowMs - o.days * DAY_MS, oldestPending)).toISOString()
     const batch = o.batch ?? BATCH
+    for (let n = batch; n === batch && !stopped; await new Promise((resolve) => setImmediate(resolve))) {
+      n = await o.store.write((tx) => tx.emails.pruneBefore(nowMs - o.days * DAY_MS, batch))
+    }
     let total = 0
     while (!stopped) {
       const n = await o.store.write((tx) => tx.events.pruneBefore(bound, batch))

@@ -13,9 +13,9 @@ export interface ServeProcessing {
   stop(): Promise<void>
 }
 
-export function processingForServe(store: Store, clock: Clock, processEvery: number, log: (entry: object) => void): ServeProcessing {
+export function processingForServe(store: Store, clock: Clock, processEvery: number, log: (entry: object) => void, upcomingDays = 0): ServeProcessing {
   const monitor = processingMonitor(store, clock, { processEvery, startedAt: Date.now() })
-  const schedule = processingSchedule({ store, clock, processEvery, log })
+  const schedule = processingSchedule({ store, clock, processEvery, log, upcomingDays })
   return {
     metrics: () => monitor.metrics(),
     readiness: () => monitor.readiness(),

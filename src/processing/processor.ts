@@ -4,6 +4,7 @@ import { PROCESSOR_UNIT, type Store, type Unit } from '../store/api.ts'
 import { addCounts, dueWalk, endBatch, noCounts, processBatch, retryBatch } from './batch.ts'
 import { acquireLease, newHolder, releaseLease, renewLease } from './lease.ts'
 import { LockSharing, RowBudget } from './pacing.ts'
+import { announceUpcoming } from './upcoming.ts'
 
 /**
  * One processor run (C9): every due subscription, then subscriptions whose end date passed,
@@ -25,6 +26,12 @@ export interface ProcessOptions {
   /** Stops the run at the next batch boundary (serve shutting down). */
   readonly signal?: AbortSignal | undefined
   readonly onProgress?: ((p: Progress) => void) | undefined
+  /**
+   * C17: subscriptions whose next delivery is at most this many days away get their
+   * `subscription.upcoming` event, after everything else (REPLENISH_UPCOMING_DAYS; 0, the
+   * default here, turns it off: the CLI and serve pass the configured value).
+   */
+  readonly upcomingDays?: number | undefined
 }
 
 export interface Progress {
@@ -42,6 +49,8 @@ export interface RunSummary {
   readonly asOf: string
   /** Due subscriptions looked at (some have nothing to deliver and are left as they are). */
   readonly examined: number
+  /** Due subscriptions when the run began (0 when it did not run). */
+  readonly total: number
   /** Subscriptions acted on: an installment made, ended, canceled or resumed. */
   readonly processed: number
   readonly installments: number
@@ -50,6 +59,8 @@ export interface RunSummary {
   readonly resumed: number
   readonly retriesDue: number
   readonly abandoned: number
+  /** Subscriptions told of their next delivery (C17). */
+  readonly upcoming: number
   readonly completed: boolean
   readonly elapsedMs: number
 }
@@ -70,7 +81,9 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
   const batch = options.batchSize ?? DEFAULT_BATCH
   const counts = noCounts()
   let examined = 0
-  const summary = (ran: boolean, completed: boolean): RunSummary => ({ ran, asOf: today, examined, ...counts, completed, elapsedMs: performance.now() - started })
+  let total = 0
+  let upcoming = 0
+  const summary = (ran: boolean, completed: boolean): RunSummary => ({ ran, asOf: today, examined, total, ...counts, upcoming, completed, elapsedMs: performance.now() - started })
   const holder = newHolder()
   if (!(await acquireLease(store, holder, { wait: options.waitForLease ?? false, signal: options.signal, onWait: options.onWait }))) {
     return summary(false, false)
@@ -84,7 +97,7 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
     return await store.bulk(async () => {
       const runId = await write((tx) => tx.leases.startRun(holder, today, new Date().toISOString()))
 
-      const total = await store.installments.countDue(today)
+      total = await store.installments.countDue(today)
       const walk = await dueWalk(store, today, total, batch)
       // Each phase sizes its units by its own rows' cost; all leave the lock free between units
       // while another process writes (pacing.ts).
@@ -182,6 +195,11 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
         addCounts(counts, unit.made)
         full = unit.full
       }
+
+      // Last, so that the dates this run moved are the ones told of (C17).
+      upcoming = await announceUpcoming(store, {
+        today, days: options.upcomingDays ?? 0, batch, sharing, stopped, inUnit: (tx) => renewLease(tx, holder),
+      })
 
       if (stopped()) return summary(true, false)
       await write(async (tx) => {

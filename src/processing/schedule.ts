@@ -17,6 +17,8 @@ export interface ScheduleOptions {
   readonly store: Store
   readonly clock: Clock
   readonly processEvery: number
+  /** C17: REPLENISH_UPCOMING_DAYS. */
+  readonly upcomingDays?: number
   /** One JSON object per line on stderr: a run that did something, or one that failed. */
   readonly log: (entry: object) => void
   readonly batchSize?: number
@@ -32,7 +34,9 @@ export function processingSchedule(options: ScheduleOptions): Schedule {
 
   const tick = (): void => {
     if (running || controller.signal.aborted) return
-    running = runProcessor(options.store, { clock: options.clock, batchSize: options.batchSize ?? SERVE_BATCH, signal: controller.signal })
+    running = runProcessor(options.store, {
+      clock: options.clock, batchSize: options.batchSize ?? SERVE_BATCH, signal: controller.signal, upcomingDays: options.upcomingDays,
+    })
       .then((s) => report(options.log, s))
       .catch((err: unknown) => {
         options.log({ time: new Date().toISOString(), level: 'error', msg: 'processor run failed', error: err instanceof Error ? err.message : String(err) })
@@ -58,7 +62,7 @@ export function processingSchedule(options: ScheduleOptions): Schedule {
 }
 
 function report(log: (entry: object) => void, s: RunSummary): void {
-  if (!s.ran || (s.processed === 0 && s.retriesDue === 0 && s.abandoned === 0)) return
+  if (!s.ran || (s.processed === 0 && s.retriesDue === 0 && s.abandoned === 0 && s.upcoming === 0)) return
   log({
     time: new Date().toISOString(),
     level: 'info',
@@ -71,6 +75,7 @@ function report(log: (entry: object) => void, s: RunSummary): void {
     resumed: s.resumed,
     retries_due: s.retriesDue,
     abandoned: s.abandoned,
+    upcoming: s.upcoming,
     completed: s.completed,
     ms: Math.round(s.elapsedMs),
   })

@@ -17,11 +17,15 @@
  * - Repositories answer domain values (src/domain/types.ts) or JSON text that is already the
  *   C3 representation; rendering rules live in src/domain/representation.ts, once.
  */
-import type { Actor, EventRecord, LineItem, PaymentMethod, PaymentSource, State, Subscribable, Subscription, SubscriptionPatch, User } from '../domain/types.ts'
+import type { Actor, EventRecord, PaymentMethod, PaymentSource, PricedLineItem, State, Subscribable, SubscribableFields, Subscription, SubscriptionPatch, User } from '../domain/types.ts'
 import type { Attempt, Installment, InstallmentState } from '../domain/installment.ts'
 import type { DueFields } from '../domain/processing.ts'
+import type { IntervalUnit } from '../domain/dates.ts'
 import type { NewSubscription } from '../domain/subscription-input.ts'
-import type { ImportRecord, ImportRefusal, StoredImportRow } from '../domain/import-records.ts'
+import type { ImportRecord, ImportRefusal, StoredImportRow } from '../domain/import/records.ts'
+import type { PrefixRange } from '../domain/search.ts'
+import type { MailKind, MailState } from '../domain/mail/kinds.ts'
+import type { Language } from '../domain/messages.ts'
 
 export type StoreKind = 'sqlite' | 'postgres'
 
@@ -83,6 +87,25 @@ export interface AdminSubscriptionFilter {
   readonly state?: string | undefined
   readonly userId?: number | undefined
   readonly actionableBefore?: string | undefined
+  /** C18: only paused (true) or only not paused (false) ones. */
+  readonly paused?: boolean | undefined
+}
+
+/**
+ * One subscription as the CSV export lists it (C18): its fields, its owner's email and external
+ * id, and its line items' quantities and catalog names in C3's order (by line item id).
+ */
+export interface SubscriptionExportRow {
+  readonly subscription: Subscription
+  readonly user_email: string | null
+  readonly user_external_id: string | null
+  readonly items: readonly ExportItem[]
+}
+
+export interface ExportItem {
+  readonly quantity: number
+  readonly sku: string
+  readonly name: string
 }
 
 export interface AdminInstallmentFilter {
@@ -100,6 +123,11 @@ export interface AdminInstallmentFilter {
 export interface UserFilter {
   readonly email?: string | undefined
   readonly externalId?: string | undefined
+  /**
+   * C18 `q`: users whose email, external id or email after `@` (each ASCII-folded) falls in this
+   * range, that is starts with the folded prefix (src/domain/search.ts); indexed on both stores.
+   */
+  readonly prefix?: PrefixRange | undefined
 }
 
 export interface InstallmentChange {
@@ -110,7 +138,7 @@ export interface InstallmentChange {
 }
 
 /** What the processor needs of a due subscription, and where it sits in the due index (its floor). */
-export type DueRow = DueFields & { readonly id: number; readonly has_items: boolean; readonly due_floor: string | null }
+export type DueRow = DueFields & { readonly id: number; readonly has_items: boolean; readonly due_floor: string | null; readonly currency: string }
 
 /** One installment to make, and the subscription's state and next date once it is made. */
 export interface BatchPlan {
@@ -118,6 +146,13 @@ export interface BatchPlan {
   readonly due_date: string
   readonly actionable_date: string | null
   readonly state: State
+  /**
+   * The subscription already has `state` and is not paused: the store may leave both columns
+   * alone (SQLite then touches no index keyed by them: migration 10's recurring index).
+   */
+  readonly keeps_state?: boolean
+  /** The subscription's currency, when the caller read it: the store counts the installments made by it (C16's report) without reading them back. */
+  readonly currency?: string
 }
 
 /** A registered webhook endpoint as the admin API shows it: never with its secrets. */
@@ -127,8 +162,18 @@ export interface WebhookEndpoint {
   /** Event types (C10), or `["*"]` for all. */
   readonly events: readonly string[]
   readonly description: string | null
+  /** C18: gets no new deliveries and sends none; what it has pending waits for it. */
+  readonly disabled: boolean
   readonly created_at: string
   readonly updated_at: string
+}
+
+/** A change to an endpoint (C18: PATCH); what is absent stays as it is. */
+export interface WebhookEndpointPatch {
+  readonly url?: string
+  readonly events?: readonly string[]
+  readonly description?: string | null
+  readonly disabled?: boolean
 }
 
 export interface NewWebhookEndpoint {
@@ -216,10 +261,99 @@ export interface EndpointDeliveryStats {
 }
 
 export interface DeliveryFilter {
-  readonly endpointId: number
+  /** One endpoint's; absent: every endpoint's that is not deleted (C18). */
+  readonly endpointId?: number | undefined
   readonly after: number
   readonly limit: number
   readonly state?: DeliveryState | undefined
+}
+
+/** A user's e-mail settings (C17): `locale` null follows REPLENISH_DEFAULT_LOCALE. */
+export interface UserSettings {
+  readonly locale: Language | null
+  readonly email_notifications: boolean
+}
+
+/** One try at sending a mail, as the mail log shows it (C17). */
+export interface MailAttempt {
+  /** What the SMTP server last answered (`250 2.0.0 Ok: queued as …`, `451 4.7.1 …`), or null when none answered. */
+  readonly smtp_reply: string | null
+  /** Why it was not sent, in words; null once sent. */
+  readonly error: string | null
+  readonly created_at: string
+}
+
+/** A mail in the outbox, C17's representation: never its body, never its link. */
+export interface Email {
+  readonly id: number
+  readonly user_id: number
+  readonly kind: MailKind
+  readonly event_id: number
+  /** The address it went (or goes) to; null once the customer is erased. */
+  readonly to: string | null
+  /** Known from the first attempt on: a mail is rendered when it is sent. */
+  readonly subject: string | null
+  readonly state: MailState
+  readonly attempts: readonly MailAttempt[]
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+export interface EmailFilter {
+  readonly after: number
+  readonly limit: number
+  readonly userId?: number | undefined
+  readonly state?: MailState | undefined
+}
+
+/** A mail due for an attempt, with what rendering it needs, as things stand now. */
+export interface DueEmail {
+  readonly id: number
+  readonly user_id: number
+  readonly kind: MailKind
+  readonly event_id: number
+  readonly created_ms: number
+  /** Attempts that failed so far (the backoff's exponent). */
+  readonly retries: number
+  /** The customer's address now: null once erased. */
+  readonly email: string | null
+  readonly locale: Language | null
+  readonly email_notifications: boolean
+  /** The event's data (`{"object": …}`) as JSON text; null when the event is gone (retention). */
+  readonly data: string | null
+}
+
+/** An attempt's result, and what the mail becomes. */
+export interface EmailOutcome {
+  readonly id: number
+  readonly state: MailState
+  readonly due_ms: number | null
+  readonly retries: number
+  readonly attempt: MailAttempt
+  readonly to: string | null
+  readonly subject: string | null
+  readonly at_ms: number
+}
+
+/** For /metrics: mails waiting now (and the oldest), and the totals sent and given up. */
+export interface EmailStats {
+  readonly pending: number
+  readonly oldest_pending_ms: number | null
+  readonly sent_total: number
+  readonly failed_total: number
+}
+
+/** What the processor reads of a subscription to tell whether it is upcoming (C17), in the due index's order. */
+export interface UpcomingRow {
+  readonly id: number
+  readonly state: State
+  readonly actionable_date: string | null
+  readonly end_date: string | null
+  /** Read only for a row dated inside the window and not told of that date yet; false for the others. */
+  readonly has_items: boolean
+  /** The date a `subscription.upcoming` event was last written for. */
+  readonly upcoming_for: string | null
+  readonly due_floor: string | null
 }
 
 // ---- Repositories: reads (on the Store and in a unit) -------------------------------------
@@ -274,11 +408,14 @@ export interface SubscriptionReads {
   idsOfUser(userId: number, state: State | undefined, offset: number, limit: number): Promise<number[]>
   countOfUser(userId: number, state: State | undefined): Promise<number>
   adminList(f: AdminSubscriptionFilter): Promise<Subscription[]>
-  lineItems(subscriptionId: number): Promise<LineItem[]>
-  lineItemsOfMany(ids: readonly number[]): Promise<Map<number, LineItem[]>>
+  /** The admin list's page with what the CSV export shows besides (C18): one batch of an export, by id. */
+  exportBatch(f: AdminSubscriptionFilter): Promise<SubscriptionExportRow[]>
+  /** Line items are answered priced as the catalog says now (C16), in their subscription's currency. */
+  lineItems(subscriptionId: number): Promise<PricedLineItem[]>
+  lineItemsOfMany(ids: readonly number[]): Promise<Map<number, PricedLineItem[]>>
   /** A line item with its subscription's owner (C2: a line item is owned through its subscription). */
-  findLineItem(id: number): Promise<(LineItem & { owner_id: number }) | undefined>
-  lineItemById(id: number): Promise<LineItem | undefined>
+  findLineItem(id: number): Promise<(PricedLineItem & { owner_id: number }) | undefined>
+  lineItemById(id: number): Promise<PricedLineItem | undefined>
 }
 
 export interface EventReads {
@@ -322,7 +459,7 @@ export interface WebhookReads {
 }
 
 export interface DeliveryReads {
-  /** Deliveries of an endpoint, by id after `after`. */
+  /** Deliveries of an endpoint, or of every endpoint not deleted, by id after `after`. */
   list(f: DeliveryFilter): Promise<Delivery[]>
   /** A delivery of an endpoint that exists. */
   find(id: number): Promise<Delivery | undefined>
@@ -356,6 +493,11 @@ export interface PortalSession {
 export interface PortalReads {
   /** The session, unless it expired before `now` or its user was erased. */
   sessionByHash(sessionHash: string, now: string): Promise<PortalSession | undefined>
+  /**
+   * Where a link leads back to, used or expired alike (C18: the 410 page links there): its
+   * `return_url`, or null when it has none, is unknown (pruned a day after expiry) or its user was erased.
+   */
+  returnUrlOfLink(tokenHash: string): Promise<string | null>
 }
 
 /** Ids `after` < id <= `upto`: a range of rows the dashboard's tallies read at a time. */
@@ -411,6 +553,49 @@ export interface OverviewReads {
   eventsOfSubscription(subscriptionId: number, before: number, limit: number): Promise<EventRecord[]>
 }
 
+/** The mail outbox as the log API, /metrics and the sender read it (C17). */
+export interface EmailReads {
+  /** By id after `after`, optionally one user's or one state's. */
+  list(f: EmailFilter): Promise<Email[]>
+  /** When the earliest pending mail is due (ms), or null when none is pending. */
+  nextDueMs(): Promise<number | null>
+  stats(): Promise<EmailStats>
+  /** The oldest pending mail's creation (ms): its event is kept until it is settled (retention). */
+  oldestPendingMs(): Promise<number | null>
+}
+
+/** C16's recurring report: acting, unpaused subscriptions of one currency in a range of ids, by interval. */
+export interface RecurringGroup {
+  readonly interval_units: IntervalUnit
+  readonly interval_length: number
+  readonly subscriptions: number
+  /** Those with a null total (a line without a price in the currency). */
+  readonly unpriced: number
+  /** Σ of the others' totals (C16: each line's discount rounded half-up), in minor units, as a decimal string. */
+  readonly total_minor: string
+}
+
+/** C16's monthly report: one UTC month's counts (report_months, migration 10), every shard summed. */
+export interface ReportMonth {
+  readonly month: string
+  readonly new_subscriptions: number
+  readonly canceled_subscriptions: number
+  /** Subscriptions that started acting less those that stopped, in the month. */
+  readonly active_change: number
+  readonly installments_made: number
+  readonly installments_fulfilled: number
+  /** Σ of the fulfilled installments' frozen totals, in minor units, as a decimal string. */
+  readonly fulfilled_total_minor: string
+}
+
+/** The reads of the shop's reports (src/admin/reports.ts). */
+export interface ReportReads {
+  subscriptionIds(): Promise<IdRange>
+  recurring(currency: string, after: number, upto: number): Promise<RecurringGroup[]>
+  /** The months from `from` through `to` that have counts (others have none), in order, and the active change of every month before `from`. */
+  months(currency: string, from: string, to: string): Promise<{ readonly active_before: number; readonly months: readonly ReportMonth[] }>
+}
+
 export interface Reads {
   readonly accounts: AccountReads
   readonly catalog: CatalogReads
@@ -423,13 +608,16 @@ export interface Reads {
   readonly deliveries: DeliveryReads
   readonly portal: PortalReads
   readonly overview: OverviewReads
+  readonly emails: EmailReads
+  readonly reports: ReportReads
 }
 
 // ---- Repositories inside a unit: the reads above, the locking reads, and the writes ------------
 
 export interface AccountsTx extends AccountReads {
-  createUser(email: string, externalId: string | null): Promise<User>
-  updateUser(id: number, email: string | null, externalId: string | null): Promise<User>
+  /** `settings` left out: the defaults (the service's locale, notifications on). */
+  createUser(email: string, externalId: string | null, settings?: UserSettings): Promise<User>
+  updateUser(id: number, email: string | null, externalId: string | null, settings: UserSettings): Promise<User>
   /**
    * The user's part of an erasure (C13): email to null, every key revoked, their payment sources'
    * gateway references and their installments' address snapshots blanked, the answers kept for
@@ -452,8 +640,10 @@ export interface CatalogTx extends CatalogReads {
   updatePaymentMethod(id: number, name: string, active: boolean): Promise<PaymentMethod>
   createPaymentSource(f: PaymentSourceFields): Promise<PaymentSource>
   deletePaymentSource(id: number): Promise<void>
-  createSubscribable(sku: string, name: string, subscribable: boolean): Promise<Subscribable>
-  updateSubscribable(id: number, sku: string, name: string, subscribable: boolean): Promise<Subscribable>
+  /** A new catalog item with its prices (C16); the null ones are left out. */
+  createSubscribable(f: SubscribableFields): Promise<Subscribable>
+  /** Writes every field; prices merge by currency into the item's, null removing one (C16). */
+  updateSubscribable(id: number, f: SubscribableFields): Promise<Subscribable>
   deleteSubscribable(id: number): Promise<void>
 }
 
@@ -463,7 +653,7 @@ export interface SubscriptionsTx extends SubscriptionReads {
   /** Every subscription of a user, in id order, held as by `lock`. */
   lockAllOfUser(userId: number): Promise<Subscription[]>
   /** A line item with its owner, its subscription held as by `lock`. */
-  lockLineItem(id: number): Promise<(LineItem & { owner_id: number }) | undefined>
+  lockLineItem(id: number): Promise<(PricedLineItem & { owner_id: number }) | undefined>
   /** Due date of the subscription's newest installment (C7's interval rule), or null. */
   lastDueDate(id: number): Promise<string | null>
   /** A new subscription with its line items (`s.line_items`, in that order); answers its id. */
@@ -478,10 +668,17 @@ export interface SubscriptionsTx extends SubscriptionReads {
   renderJson(id: number, keepLineItems: boolean): Promise<SubscriptionJson | undefined>
   idsWithPaymentSource(sourceId: number): Promise<number[]>
   clearPaymentSource(sourceId: number): Promise<void>
-  addLineItem(subscriptionId: number, subscribableId: number, quantity: number): Promise<LineItem>
-  updateLineItem(item: LineItem, subscribableId: number, quantity: number): Promise<LineItem>
+  /** `oneTime`: C17's one-time add-on, delivered by the next installment only. */
+  addLineItem(subscriptionId: number, subscribableId: number, quantity: number, oneTime: boolean): Promise<PricedLineItem>
+  /** The item as it now stands, priced; a change of quantity alone keeps the item's price and discount as read. */
+  updateLineItem(item: PricedLineItem, subscribableId: number, quantity: number): Promise<PricedLineItem>
   deleteLineItem(id: number): Promise<void>
-  lineItemsOfSubscribable(subscribableId: number): Promise<LineItem[]>
+  lineItemsOfSubscribable(subscribableId: number): Promise<PricedLineItem[]>
+  /**
+   * C17: deletes the one-time line items of these subscriptions (the installment just made for
+   * each delivers them) and answers them as they were, priced, in id order, for their events.
+   */
+  takeOneTimeLines(subscriptionIds: readonly number[]): Promise<PricedLineItem[]>
 }
 
 /**
@@ -555,13 +752,19 @@ export interface WebhooksTx extends WebhookReads {
   createEndpoint(e: NewWebhookEndpoint): Promise<WebhookEndpoint>
   /** A new secret; the current one becomes the previous, valid for `previousValidMs` from now. */
   rotateSecret(id: number, secret: string, previousValidMs: number): Promise<WebhookEndpoint>
+  updateEndpoint(id: number, patch: WebhookEndpointPatch): Promise<WebhookEndpoint>
   /** Gone for the API from now on; its secrets are blanked. */
   deleteEndpoint(id: number): Promise<void>
 }
 
 export interface DeliveriesTx extends DeliveryReads {
-  /** Pending deliveries of the endpoint due by `nowMs`, the earliest first, skipping `skip` (in flight). */
+  /** Pending deliveries of the endpoint (not deleted, not disabled) due by `nowMs`, the earliest first, skipping `skip` (in flight). */
   due(endpointId: number, nowMs: number, limit: number, skip: readonly number[]): Promise<DueDelivery[]>
+  /**
+   * A delivery of the event to this endpoint alone, pending and first due at `dueMs` (a test
+   * event, which the outbox trigger does not fan out); answers its id.
+   */
+  add(endpointId: number, eventId: number, eventType: string, createdMs: number, dueMs: number): Promise<number>
   /** Scheduled attempts' results; a delivery no longer pending (redelivered, canceled) only logs its attempt. */
   recordOutcomes(outcomes: readonly DeliveryOutcome[]): Promise<void>
   /** A redelivery's attempt: a 2xx makes the delivery delivered; a failure leaves its state as it was. */
@@ -589,6 +792,44 @@ export interface PortalTx extends PortalReads {
   pruneExpired(before: string): Promise<void>
 }
 
+/** The mail outbox (C17): written with the events it tells of, read and settled by the sender. */
+export interface EmailsTx extends EmailReads {
+  /**
+   * A mail of `kind` to the owner of the subscription, for the event just recorded, made at the
+   * event's time (`atMs` when it has none) and due at once; none when the owner has no address
+   * (erased) or has turned e-mail off. Answers whether one was made.
+   */
+  enqueue(kind: MailKind, subscriptionId: number, eventId: number, atMs: number): Promise<boolean>
+  /**
+   * Pending mails due by `nowMs`, the earliest first, but `skip` (in flight here). PostgreSQL
+   * claims them for a while (another instance skips them meanwhile); SQLite has one sender.
+   */
+  claim(nowMs: number, limit: number, skip: readonly number[]): Promise<DueEmail[]>
+  /** Attempts' results; a mail no longer pending only logs its attempt. */
+  recordOutcomes(outcomes: readonly EmailOutcome[]): Promise<void>
+  /** Mails `claim` handed out that a stopping sender did not try: due again at `atMs` for any instance. */
+  release(ids: readonly number[], atMs: number): Promise<void>
+  /**
+   * Erasure (C13): the user's pending mails are failed (never sent), and the address is blanked
+   * from every mail of theirs.
+   */
+  forgetUser(userId: number, atMs: number): Promise<void>
+  /** Retention: at most `limit` of the oldest mails made before `beforeMs` that are no longer pending; answers how many. */
+  pruneBefore(beforeMs: number, limit: number): Promise<number>
+}
+
+/** The processor's walk for C17's upcoming deliveries, through the due index (floor, id). */
+export interface UpcomingTx {
+  /** At most `limit` acting subscriptions after the cursor, with floors up to `horizon`. */
+  scan(today: string, horizon: string, afterFloor: string, afterId: number, limit: number): Promise<UpcomingRow[]>
+  /**
+   * Marks each subscription as told of `date`, only while it still acts on that date, has an item
+   * and was not told of it yet (a compare-and-set; PostgreSQL steps over rows others hold);
+   * answers the ids marked, each of which gets its event.
+   */
+  mark(plans: readonly { readonly id: number; readonly date: string }[]): Promise<number[]>
+}
+
 /** An import (C13, docs/import.md): rows brought in with their ids, dates and counters. */
 export interface ImportsTx {
   /** The stored row a record names (by id; an API key by its key), in the record's own shape. */
@@ -611,6 +852,9 @@ export interface Tx {
   readonly imports: ImportsTx
   readonly portal: PortalTx
   readonly overview: OverviewReads
+  readonly emails: EmailsTx
+  readonly upcoming: UpcomingTx
+  readonly reports: ReportReads
 }
 
 export type Unit<T> = (tx: Tx) => Promise<T>
@@ -641,6 +885,13 @@ export interface Store extends Reads {
    * (SYSTEM_UNIT when absent) names who it runs for; a dry one is rolled back once it answers.
    */
   write<T>(unit: Unit<T>, context?: UnitContext): Promise<T>
+  /**
+   * True when units asked for together (without awaiting one another) run in the order asked and
+   * share commits: SQLite's one writer. Without it (PostgreSQL: a pooled connection per unit) they
+   * run concurrently in no promised order, so a caller that needs an order awaits each unit
+   * before asking for the next (issue 25: bulk outcomes).
+   */
+  readonly writesInOrder?: true
   /** A long batch job (a processor run): SQLite checkpoints its WAL less often meanwhile. */
   bulk<T>(job: () => Promise<T>): Promise<T>
   /** Why the store cannot serve now (/readyz), or undefined when it can. */

@@ -10,11 +10,18 @@
  * (the target's own, written by migrating it).
  */
 export const COPIED_TABLES = [
-  'users', 'api_keys', 'admin_tokens', 'payment_methods', 'payment_sources', 'subscribables', 'subscriptions', 'line_items',
-  'events', 'installments', 'installment_attempts', 'process_runs', 'idempotency_keys', 'webhook_endpoints',
-  'webhook_deliveries', 'portal_links', 'portal_sessions',
+  'users', 'api_keys', 'admin_tokens', 'payment_methods', 'payment_sources', 'subscribables', 'subscribable_prices', 'subscriptions',
+  'line_items', 'events', 'installments', 'installment_attempts', 'process_runs', 'idempotency_keys', 'webhook_endpoints',
+  'webhook_deliveries', 'portal_links', 'portal_sessions', 'emails', 'email_totals', 'report_months',
 ] as const
 export type CopiedTable = (typeof COPIED_TABLES)[number]
+
+/** The tables without an `id` column (no sequence to move), and the key a copy reads them in. */
+export const KEYS_OF_UNNUMBERED: Partial<Record<CopiedTable, string>> = {
+  idempotency_keys: 'scope, key',
+  subscribable_prices: 'subscribable_id, currency',
+  report_months: 'currency, month, shard',
+}
 
 export interface SourceTable {
   /** Rows the source holds (for progress, and the check afterwards). */

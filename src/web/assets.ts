@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto'
 import { notFound } from '../http/http-error.ts'
 import type { Handler } from '../http/types.ts'
+import { precompress, type Encoded } from '../http/compression.ts'
 import type { AssetTexts } from './client-bundle.ts'
+import { FAVICON_ICO } from './favicon.ts'
 
 /**
  * `/assets/<name>`: the console's scripts and styles (C14). In the binary they are the texts
@@ -11,10 +13,12 @@ import type { AssetTexts } from './client-bundle.ts'
 declare const REPLENISH_EMBEDDED_ASSETS: AssetTexts | undefined
 
 export interface Asset {
-  readonly body: string
+  readonly body: string | Buffer
   readonly type: string
   /** Content hash: the ETag, and the `?v=` the pages link the asset with. */
   readonly hash: string
+  /** The body compressed each way (C18), once; none for an asset under 1 KiB. */
+  readonly encoded: Encoded | undefined
 }
 
 export type AssetMap = ReadonlyMap<string, Asset>
@@ -27,7 +31,11 @@ export interface Assets {
 const TYPES: Readonly<Record<string, string>> = {
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
+  ico: 'image/x-icon',
 }
+
+/** The icon browsers ask for at `/favicon.ico` (C18), one of the assets. */
+export const FAVICON = 'favicon.ico'
 
 /** A year, and never revalidated: a changed asset has another hash, so another URL. */
 const IMMUTABLE = 'public, max-age=31536000, immutable'
@@ -44,24 +52,36 @@ function loadClientTexts(): Promise<AssetTexts> {
   return clientTexts
 }
 
-/** The client bundle plus `extra` assets made from the configuration (theme.css). */
+/**
+ * The client bundle plus `extra` assets made from the configuration (theme.css), and the icon.
+ * The binary makes them (and compresses them) at start; a server run from source on first use.
+ */
 export function createAssets(extra: AssetTexts, load: () => Promise<AssetTexts> = loadClientTexts): Assets {
   let map: Promise<AssetMap> | undefined
-  return {
+  const assets: Assets = {
     all() {
-      map ??= load().then((texts) => toMap({ ...texts, ...extra }))
+      map ??= load().then((texts) => toMap({ ...texts, ...extra, [FAVICON]: FAVICON_ICO }))
       map.catch(() => { map = undefined })
       return map
     },
   }
+  if (typeof REPLENISH_EMBEDDED_ASSETS !== 'undefined' && load === loadClientTexts) void assets.all().catch(() => {})
+  return assets
 }
 
-function toMap(texts: AssetTexts): AssetMap {
+// Compressed bodies by content hash, once per process: the bundle is the same for every server a
+// test process starts, and br at its best costs a few hundred milliseconds of a thread per bundle.
+const compressed = new Map<string, Promise<Encoded | undefined>>()
+
+async function toMap(bodies: Readonly<Record<string, string | Buffer>>): Promise<AssetMap> {
   const out = new Map<string, Asset>()
-  for (const [name, body] of Object.entries(texts)) {
+  await Promise.all(Object.entries(bodies).map(async ([name, body]) => {
     const type = TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream'
-    out.set(name, { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 16) })
-  }
+    const hash = createHash('sha256').update(body).digest('hex').slice(0, 16)
+    let encoded = compressed.get(`${hash} ${type}`)
+    if (encoded === undefined) compressed.set(`${hash} ${type}`, (encoded = precompress(body, type)))
+    out.set(name, { body, type, hash, encoded: await encoded })
+  }))
   return out
 }
 
@@ -76,9 +96,9 @@ export function assetUrl(assets: AssetMap, name: string): string {
  * (no or an old hash) revalidated each time with the ETag, so a page of an older version still
  * gets a working asset and never a stale one.
  */
-export function serveAsset(assets: Assets): Handler {
+export function serveAsset(assets: Assets, fixedName?: string): Handler {
   return async (ctx) => {
-    const asset = (await assets.all()).get(ctx.params['name'] ?? '')
+    const asset = (await assets.all()).get(fixedName ?? ctx.params['name'] ?? '')
     if (asset === undefined) throw notFound()
     const etag = `"${asset.hash}"`
     const headers = {
@@ -86,8 +106,10 @@ export function serveAsset(assets: Assets): Handler {
       'cache-control': ctx.query.get('v') === asset.hash ? IMMUTABLE : 'no-cache',
       'x-content-type-options': 'nosniff',
     }
-    if (matchesEtag(ctx.req.headers['if-none-match'], etag)) return { status: 304, body: '', contentType: asset.type, headers }
-    return { status: 200, body: asset.body, contentType: asset.type, headers }
+    // `encoded` on the 304 too: it carries the Vary its 200 would have.
+    const encoded = asset.encoded === undefined ? {} : { encoded: asset.encoded }
+    if (matchesEtag(ctx.req.headers['if-none-match'], etag)) return { status: 304, body: '', contentType: asset.type, headers, ...encoded }
+    return { status: 200, body: asset.body, contentType: asset.type, headers, ...encoded }
   }
 }
 

@@ -21,11 +21,22 @@ export function clientApps(root: string): string[] {
     .sort()
 }
 
+/**
+ * An app's words in one language as an asset of their own: `<app>/lang-<xx>.ts` becomes
+ * `<app>-<xx>.js`, which the shell loads before the app's script on a page in that language.
+ */
+export function languageEntries(root: string, app: string): [name: string, file: string][] {
+  return readdirSync(join(root, CLIENT_DIR, app))
+    .flatMap((file) => /^lang-([a-z]{2})\.ts$/.exec(file)?.slice(1, 2) ?? [])
+    .sort()
+    .map((language) => [`${app}-${language}`, join(CLIENT_DIR, app, `lang-${language}.ts`)])
+}
+
 export async function bundleClient(root: string, esbuild: typeof Esbuild): Promise<AssetTexts> {
   const apps = clientApps(root)
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: Object.fromEntries(apps.map((app) => [app, join(CLIENT_DIR, app, 'main.ts')])),
+    entryPoints: Object.fromEntries(apps.flatMap((app) => [[app, join(CLIENT_DIR, app, 'main.ts')], ...languageEntries(root, app)])),
     bundle: true,
     minify: true,
     format: 'iife',

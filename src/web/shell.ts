@@ -29,7 +29,11 @@ export function renderPage(spec: PageSpec): Reply {
   const t = translator(spec.language)
   const { config, assets } = spec
   const logo = config.shopLogoUrl === undefined ? '' : `<img class="shop-logo" src="${escapeHtml(config.shopLogoUrl)}" alt="" width="32" height="32">`
-  const script = spec.script ? `\n<script defer src="${escapeHtml(assetUrl(assets, `${spec.app}.js`))}"></script>` : ''
+  // An app's words in the page's language, when it ships them apart (client-bundle.ts), run first.
+  const words = `${spec.app}-${spec.language}.js`
+  const script = spec.script
+    ? `${assets.has(words) ? `\n<script defer src="${escapeHtml(assetUrl(assets, words))}"></script>` : ''}\n<script defer src="${escapeHtml(assetUrl(assets, `${spec.app}.js`))}"></script>`
+    : ''
   const html = `<!doctype html>
 <html lang="${spec.language}">
 <head>

@@ -71,14 +71,18 @@ describe('POST /admin/api/v1/subscriptions', () => {
       {
         id: 0, user_id: alice.id, state: 'active', paused: false, interval_length: 2, interval_units: 'week',
         actionable_date: '2026-01-31', end_date: '2027-01-01', skip_count: 7, successive_skip_count: 2,
-        payment_method_id: pay.methodId, payment_source_id: pay.sourceId, currency: 'EUR', processing_state: 'pending',
-        shipping_address: address(), billing_address: address({ firstname: 'Bea' }), line_items: [], created_at: '', updated_at: '',
+        // C16: the items have no EUR price, so no totals.
+        payment_method_id: pay.methodId, payment_source_id: pay.sourceId, currency: 'EUR', subtotal: null, discount_total: null, total: null,
+        processing_state: 'pending', shipping_address: address(), billing_address: address({ firstname: 'Bea' }), line_items: [], created_at: '', updated_at: '',
       },
     )
     assert.deepEqual(sub.line_items.map((li: any) => [li.subscription_id, li.subscribable_id, li.quantity]), [[sub.id, item, 3], [sub.id, otherItem, 1]])
     // The same body from both APIs' GET, the customer's with the owner's key.
     assert.deepEqual((await admin('GET', `/subscriptions/${sub.id}`)).body, sub)
     assert.deepEqual((await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: alice.key })).body, sub)
+    // The admin list renders its page in JavaScript (representation.ts): the same text as the SQL-rendered GET.
+    const listed = await admin('GET', `/subscriptions?after=${sub.id - 1}&limit=1`)
+    assert.equal(JSON.stringify(listed.body.subscriptions[0]), (await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: alice.key })).text)
     // As the customer's create: one subscription.created event holding the body.
     assert.deepEqual(await eventsOf(sub.id), [{ type: 'subscription.created', object: sub }])
     // A past date is due now: the processor's next run picks it up (C9).

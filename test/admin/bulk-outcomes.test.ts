@@ -2,14 +2,16 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ADMIN_TOKEN, createSubscription, seedSubscribable, seedUser, snapshot, startTestServer } from '../helpers/server.ts'
 import { admin, processAsOf } from '../processing/helpers.ts'
+import { lastAskedFirst } from '../helpers/store.ts'
+import type { Store } from '../../src/store/api.ts'
 
 /** C13's bulk outcomes: POST /admin/api/v1/installments/outcomes, each entry as C9's single outcome. */
 const TODAY = '2026-01-15'
 const NOT_FOUND = { error: 'The resource you were looking for could not be found.' }
 
 /** Two due subscriptions processed: installments `a` and `b`, both pending. */
-async function setup(t: import('node:test').TestContext) {
-  const server = await startTestServer(t, { REPLENISH_TODAY: TODAY })
+async function setup(t: import('node:test').TestContext, wrapStore?: (store: Store) => Store) {
+  const server = await startTestServer(t, { REPLENISH_TODAY: TODAY }, {}, wrapStore ? { wrapStore } : {})
   const alice = await seedUser(server.store)
   const item = await seedSubscribable(server.store)
   const subs = []
@@ -81,6 +83,28 @@ test('each entry is the single outcome: an identical repeat is a no-op 200, anot
     key: ADMIN_TOKEN, json: { outcome: { result: 'failed' } }, headers: { 'accept-language': 'es' },
   })
   assert.deepEqual([single.status, single.body], [422, refused.errors])
+})
+
+test('issue 25: entries run in request order even on a store whose concurrent units run in any order (PostgreSQL): the later entry never goes first', async (t) => {
+  // lastAskedFirst runs units asked for together last first: with the entries asked for at once,
+  // the failure would be recorded (webhooks included) and the fulfilled entries refused.
+  const { server, subs, a, bulk, eventsOf } = await setup(t, lastAskedFirst)
+  const res = await bulk({
+    outcomes: [
+      { installment_id: a, result: 'fulfilled', order_reference: 'R-1' },
+      { installment_id: a, result: 'fulfilled', order_reference: 'R-1' },
+      { installment_id: a, result: 'failed' },
+    ],
+  })
+  assert.equal(res.status, 200, res.text)
+  assert.deepEqual(res.body.results.map((r: any) => [r.status, r.installment?.state ?? r.errors]), [
+    [200, 'fulfilled'],
+    [200, 'fulfilled'],
+    [422, { state: ['cannot record an outcome for an installment which is fulfilled'] }],
+  ])
+  const stored = (await admin(server, 'GET', `/installments/${a}`)).body
+  assert.deepEqual([stored.state, stored.attempts.map((x: any) => x.result)], ['fulfilled', ['fulfilled']])
+  assert.deepEqual((await eventsOf(subs[0].id)).map((e) => e.type).filter((type) => type.startsWith('installment.')), ['installment.created', 'installment.fulfilled'])
 })
 
 test('the body: outcomes missing or empty is the missing parameter, not a list is invalid, more than 500 entries is too long; nothing is applied', async (t) => {

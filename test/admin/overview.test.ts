@@ -247,3 +247,22 @@ test('overview: tables larger than one step are read whole, step after step', as
   assert.deepEqual(nonZero(body.deliveries_due), { '2026-01-16': n })
   assert.deepEqual(nonZero(body.installment_outcomes, 'out_of_stock'), { [recorded.slice(0, 10)]: n })
 })
+
+test('overview: `paused` counts active subscriptions only; a paused one whose cancellation is pending is not (issue 28)', async (t) => {
+  const server = await startTestServer(t, { REPLENISH_TODAY: TODAY, REPLENISH_CANCELLATION_NOTICE_DAYS: '30' })
+  const alice = await seedUser(server.store)
+  const item = await seedSubscribable(server.store)
+  const make = async () => (await createSubscription(server, alice.key, { actionable_date: '2026-01-20', line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })).id as number
+  const act = (id: number, action: string, json?: unknown) =>
+    server.request('POST', `/api/v1/subscriptions/${id}/${action}`, { key: alice.key, ...(json ? { json } : {}) })
+  await make()
+  const paused = await make()
+  assert.equal((await act(paused, 'pause', { subscription: { actionable_date: '2026-01-24' } })).status, 200)
+  const pausedThenPending = await make()
+  assert.equal((await act(pausedThenPending, 'pause', { subscription: { actionable_date: '2026-01-24' } })).status, 200)
+  // 30 days' notice before the 24th: the cancellation waits, and the flag stays as it was.
+  const pending = await act(pausedThenPending, 'cancel')
+  assert.deepEqual([pending.body.state, pending.body.paused], ['pending_cancellation', true])
+  // The dashboard's "Active" is active − paused: 2 − 1 running, not 2 − 2.
+  assert.deepEqual((await overview(server)).subscriptions, { by_state: { active: 2, pending_cancellation: 1, canceled: 0, inactive: 0 }, paused: 1 })
+})

@@ -11,7 +11,8 @@ import { testSql } from '../helpers/rows.ts'
 
 const A = '/admin/api/v1'
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
-const SECRET = /^whsec_[A-Za-z0-9_-]{43,}$/
+/** The Standard Webhooks format: `whsec_` and base64 (with its padding) of 32 bytes. */
+const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/
 const DAY_MS = 24 * 60 * 60 * 1000
 const NOT_FOUND = { error: 'The resource you were looking for could not be found.' }
 const HOOK = 'https://shop.example.com/replenish/hooks'
@@ -46,12 +47,12 @@ describe('create', () => {
     assert.match(body.secret, SECRET)
     assert.match(body.created_at, ISO_TIME)
     assert.equal(body.updated_at, body.created_at)
-    assert.deepEqual(Object.keys(body), ['id', 'url', 'events', 'description', 'secret', 'created_at', 'updated_at'])
+    assert.deepEqual(Object.keys(body), ['id', 'url', 'events', 'description', 'disabled', 'secret', 'created_at', 'updated_at'])
     assert.deepEqual(body, {
-      id: body.id, url: HOOK, events: ['installment.created', 'subscription.canceled'], description: 'Orders',
+      id: body.id, url: HOOK, events: ['installment.created', 'subscription.canceled'], description: 'Orders', disabled: false,
       secret: body.secret, created_at: body.created_at, updated_at: body.created_at,
     })
-    assert.equal(Buffer.from(body.secret.slice('whsec_'.length), 'base64url').length, 32)
+    assert.equal(Buffer.from(body.secret.slice('whsec_'.length), 'base64').length, 32)
     assert.deepEqual(await server.store.webhooks.secretsOf(body.id), { secret: body.secret, previous_secret: null, previous_secret_expires_at: null })
     const other = await create()
     assert.notEqual(other.secret, body.secret)

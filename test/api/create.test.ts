@@ -51,7 +51,7 @@ describe('a create that succeeds', () => {
       assert.deepEqual(res.body, {
         id: res.body.id, user_id: alice.id, state: 'active', paused: false, interval_length: 1, interval_units: 'month',
         actionable_date: '2026-04-15', end_date: null, skip_count: 0, successive_skip_count: 0,
-        payment_method_id: null, payment_source_id: null, currency: 'USD', processing_state: 'pending',
+        payment_method_id: null, payment_source_id: null, currency: 'USD', subtotal: '0.00', discount_total: '0.00', total: '0.00', processing_state: 'pending',
         shipping_address: null, billing_address: null, line_items: [], created_at: res.body.created_at, updated_at: res.body.updated_at,
       })
       const shown = await server.request('GET', `/api/v1/subscriptions/${res.body.id}`, { key: alice.key })
@@ -60,8 +60,8 @@ describe('a create that succeeds', () => {
 
     test(`every input at once (${encoding}) is stored and shown`, async () => {
       const pay = await seedPayment(server.store, alice.id)
-      const coffee = await seedSubscribable(server.store)
-      const tea = await seedSubscribable(server.store)
+      const coffee = await seedSubscribable(server.store, { prices: { EUR: '12.50', USD: '14.00' }, discount: 1000 })
+      const tea = await seedSubscribable(server.store, { prices: { EUR: '0.10' } })
       const res = await create({
         interval_length: '2', interval_units: 'week', actionable_date: '2026-03-20', end_date: '2026-12-31', currency: 'EUR',
         payment_method_id: pay.methodId, payment_source_id: pay.sourceId,
@@ -77,11 +77,13 @@ describe('a create that succeeds', () => {
       assert.deepEqual(res.body, {
         id: res.body.id, user_id: alice.id, state: 'active', paused: false, interval_length: 2, interval_units: 'week',
         actionable_date: '2026-03-20', end_date: '2026-12-31', skip_count: 0, successive_skip_count: 0,
-        payment_method_id: pay.methodId, payment_source_id: pay.sourceId, currency: 'EUR', processing_state: 'pending',
+        // C16, in EUR: 2 × 12.50 less 10 % = 22.50; 9999 × 0.10 = 999.90.
+        payment_method_id: pay.methodId, payment_source_id: pay.sourceId, currency: 'EUR',
+        subtotal: '1024.90', discount_total: '2.50', total: '1022.40', processing_state: 'pending',
         shipping_address: address(), billing_address: address({ firstname: 'Charles', country_iso: 'FR' }),
         line_items: [
-          { id: one.id, subscription_id: res.body.id, subscribable_id: coffee, quantity: 2, created_at: one.created_at, updated_at: one.updated_at },
-          { id: two.id, subscription_id: res.body.id, subscribable_id: tea, quantity: 9999, created_at: two.created_at, updated_at: two.updated_at },
+          { id: one.id, subscription_id: res.body.id, subscribable_id: coffee, quantity: 2, one_time: false, price: '12.50', discount_percent: '10', total: '22.50', created_at: one.created_at, updated_at: one.updated_at },
+          { id: two.id, subscription_id: res.body.id, subscribable_id: tea, quantity: 9999, one_time: false, price: '0.10', discount_percent: '0', total: '999.90', created_at: two.created_at, updated_at: two.updated_at },
         ],
         created_at: res.body.created_at, updated_at: res.body.updated_at,
       })

@@ -122,6 +122,11 @@ function samples(f: Awaited<ReturnType<typeof fixture>>): Samples {
     ] } },
     'POST /admin/api/v1/webhook_endpoints': { path: `${A}/webhook_endpoints`, json: { webhook_endpoint: { url: 'https://shop.example/hooks', events: ['subscription.created'] } } },
     'DELETE /admin/api/v1/webhook_endpoints/:id': { path: `${A}/webhook_endpoints/${f.doomedEndpoint.id}` },
+    'PATCH /admin/api/v1/webhook_endpoints/:id': { path: `${A}/webhook_endpoints/${f.endpoint.id}`, json: { webhook_endpoint: { description: 'the shop', events: ['subscription.created'] } } },
+    'POST /admin/api/v1/webhook_endpoints/:id/test': {
+      path: `${A}/webhook_endpoints/${f.endpoint.id}/test`,
+      bodyDiffers: 'a real test posts to the receiver and answers the delivery with that attempt; a dry one posts nothing and answers the delivery as it would be made',
+    },
     'POST /admin/api/v1/webhook_endpoints/:id/rotate_secret': { path: `${A}/webhook_endpoints/${f.endpoint.id}/rotate_secret` },
     'POST /admin/api/v1/deliveries/:id/redeliver': {
       path: `${A}/deliveries/${f.delivery}/redeliver`,

@@ -30,7 +30,7 @@ test('GET /api/v1/subscriptions/:id/installments: the owner gets the page of C3,
   // Every field of C3's installment, in order.
   assert.deepEqual(Object.keys(res.body.installments[0]), [
     'id', 'subscription_id', 'user', 'due_date', 'state', 'retry_at', 'line_items', 'shipping_address', 'billing_address',
-    'payment_method_id', 'payment_source_id', 'currency', 'attempts', 'created_at', 'updated_at',
+    'payment_method_id', 'payment_source_id', 'currency', 'subtotal', 'discount_total', 'total', 'attempts', 'created_at', 'updated_at',
   ])
 })
 

@@ -33,14 +33,14 @@ function subscriptionBody(body: any, fields: Record<string, unknown>): Record<st
     id: body.id, user_id: body.user_id, state: 'active', paused: false,
     interval_length: 1, interval_units: 'month', actionable_date: '2026-04-15', end_date: null,
     skip_count: 0, successive_skip_count: 0, payment_method_id: null, payment_source_id: null,
-    currency: 'USD', processing_state: 'pending', shipping_address: null, billing_address: null,
+    currency: 'USD', subtotal: '0.00', discount_total: '0.00', total: '0.00', processing_state: 'pending', shipping_address: null, billing_address: null,
     line_items: [], created_at: body.created_at, updated_at: body.updated_at,
     ...fields,
   }
 }
 
 async function subscriptionWithItem(key: string, quantity = 1): Promise<{ sub: any; itemId: number }> {
-  const subscribable = await seedSubscribable(server.store)
+  const subscribable = await seedSubscribable(server.store, { prices: { USD: '2.50' } })
   const sub = await createSubscription(server, key, { line_items_attributes: [{ subscribable_id: subscribable, quantity }] })
   return { sub, itemId: sub.line_items[0].id }
 }
@@ -199,7 +199,8 @@ for (const encoding of ENCODINGS) {
         const res = await server.request('PATCH', `/api/v1/line_items/${itemId}`, { key: alice.key, ...encoded(encoding, { subscription_line_item: { quantity: 4 } }) })
         assert.equal(res.status, 200)
         assert.deepEqual(res.body, {
-          id: itemId, subscription_id: sub.id, subscribable_id: sub.line_items[0].subscribable_id, quantity: 4,
+          id: itemId, subscription_id: sub.id, subscribable_id: sub.line_items[0].subscribable_id, quantity: 4, one_time: false,
+          price: '2.50', discount_percent: '0', total: '10.00', // C16: 4 × 2.50
           created_at: sub.line_items[0].created_at, updated_at: res.body.updated_at,
         })
         assert.equal((await server.store.subscriptions.lineItemById(itemId))?.quantity, 4)

@@ -180,7 +180,7 @@ test('kept line items stay within half the read cache budget, and a budget of 0 
         interval_length: 1, interval_units: 'month', actionable_date: '2026-12-01', anchor_day: 1, end_date: null,
         payment_method_id: null, payment_source_id: null, currency: 'USD', shipping_address: null, billing_address: null, line_items: [],
       }, '2026-11-01')
-      for (let k = 0; k < 3; k++) await tx.subscriptions.addLineItem(id, item, k + 1)
+      for (let k = 0; k < 3; k++) await tx.subscriptions.addLineItem(id, item, k + 1, false)
       ids.push(id)
     }
   })

@@ -4,6 +4,7 @@
  */
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { renderLineItem } from '../../src/domain/representation.ts'
 import {
   createSubscription, seedSubscribable, seedUser, snapshot, startTestServer, type SeededUser, type TestServer,
 } from '../helpers/server.ts'
@@ -25,7 +26,7 @@ before(async () => {
   alice = await seedUser(server.store)
   bob = await seedUser(server.store)
   coffee = await seedSubscribable(server.store)
-  tea = await seedSubscribable(server.store)
+  tea = await seedSubscribable(server.store, { prices: { USD: '1.20' }, discount: 2500 })
   hidden = await seedSubscribable(server.store, { subscribable: false })
 })
 after(() => server.close())
@@ -46,16 +47,20 @@ async function refusedWithout(change: () => Promise<{ status: number; body: any 
 describe('POST /api/v1/subscriptions/:id/line_items', () => {
   test('adds a line item: 200 with it, and the subscription shows it', async () => {
     const { sub } = await withItem()
-    for (const [options, quantity] of [
-      [{ json: { subscription_line_item: { subscribable_id: tea, quantity: 3 } } }, 3],
-      [{ form: `subscription_line_item[subscribable_id]=${tea}&subscription_line_item[quantity]=4` }, 4],
-      [{ json: { subscribable_id: String(tea), quantity: '5' } }, 5],
+    // C16: each line shows tea's price and discount now, and its total (quantity × 1.20 less 25 %).
+    for (const [options, quantity, total] of [
+      [{ json: { subscription_line_item: { subscribable_id: tea, quantity: 3 } } }, 3, '2.70'],
+      [{ form: `subscription_line_item[subscribable_id]=${tea}&subscription_line_item[quantity]=4` }, 4, '3.60'],
+      [{ json: { subscribable_id: String(tea), quantity: '5' } }, 5, '4.50'],
     ] as const) {
       const res = await server.request('POST', `/api/v1/subscriptions/${sub.id}/line_items`, { key: alice.key, ...options })
       assert.equal(res.status, 200)
       assert.match(res.body.created_at, ISO_TIME)
-      assert.deepEqual(res.body, { id: res.body.id, subscription_id: sub.id, subscribable_id: tea, quantity, created_at: res.body.created_at, updated_at: res.body.created_at })
-      assert.deepEqual(await server.store.subscriptions.lineItemById(res.body.id), res.body)
+      assert.deepEqual(res.body, {
+        id: res.body.id, subscription_id: sub.id, subscribable_id: tea, quantity, one_time: false, price: '1.20', discount_percent: '25', total,
+        created_at: res.body.created_at, updated_at: res.body.created_at,
+      })
+      assert.deepEqual(renderLineItem((await server.store.subscriptions.lineItemById(res.body.id))!), res.body)
     }
     const shown = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: alice.key })
     assert.deepEqual(shown.body.line_items.map((li: any) => [li.subscribable_id, li.quantity]), [[coffee, 2], [tea, 3], [tea, 4], [tea, 5]])
@@ -114,7 +119,8 @@ describe('PATCH /api/v1/line_items/:id', () => {
     const { item } = await withItem()
     const res = await server.request('PATCH', `/api/v1/line_items/${item.id}`, { key: alice.key, json: { subscription_line_item: { subscribable_id: tea, quantity: 6 } } })
     assert.equal(res.status, 200)
-    assert.deepEqual(res.body, { ...item, subscribable_id: tea, quantity: 6, updated_at: res.body.updated_at })
+    // The line now shows tea's price and discount (C16): 6 × 1.20 less 25 %.
+    assert.deepEqual(res.body, { ...item, subscribable_id: tea, quantity: 6, price: '1.20', discount_percent: '25', total: '5.40', updated_at: res.body.updated_at })
     const stored = await server.store.subscriptions.lineItemById(item.id)
     assert.deepEqual([stored?.subscribable_id, stored?.quantity], [tea, 6])
   })
@@ -169,6 +175,6 @@ describe('DELETE /api/v1/line_items/:id', () => {
   test('another user: 401 and the item stays', async () => {
     const { item } = await withItem()
     await refusedWithout(() => server.request('DELETE', `/api/v1/line_items/${item.id}`, { key: bob.key }), 401, NOT_AUTHORIZED)
-    assert.deepEqual(await server.store.subscriptions.lineItemById(item.id), item)
+    assert.deepEqual(renderLineItem((await server.store.subscriptions.lineItemById(item.id))!), item)
   })
 })

@@ -88,10 +88,10 @@ describe('C3 representation', () => {
     const sub = res.body.subscriptions[0]
     assert.deepEqual(Object.keys(sub), [
       'id', 'user_id', 'state', 'paused', 'interval_length', 'interval_units', 'actionable_date', 'end_date',
-      'skip_count', 'successive_skip_count', 'payment_method_id', 'payment_source_id', 'currency', 'processing_state',
+      'skip_count', 'successive_skip_count', 'payment_method_id', 'payment_source_id', 'currency', 'subtotal', 'discount_total', 'total', 'processing_state',
       'shipping_address', 'billing_address', 'line_items', 'created_at', 'updated_at',
     ])
-    assert.deepEqual(Object.keys(sub.line_items[0]), ['id', 'subscription_id', 'subscribable_id', 'quantity', 'created_at', 'updated_at'])
+    assert.deepEqual(Object.keys(sub.line_items[0]), ['id', 'subscription_id', 'subscribable_id', 'quantity', 'one_time', 'price', 'discount_percent', 'total', 'created_at', 'updated_at'])
     assert.deepEqual(Object.keys(res.body), ['subscriptions', 'count', 'current_page', 'pages', 'per_page', 'total_count'])
   })
 

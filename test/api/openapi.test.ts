@@ -131,8 +131,8 @@ describe('the response check request() runs on every answer', () => {
   })
   const subscription = {
     id: 1, user_id: 2, state: 'active', paused: false, interval_length: 1, interval_units: 'month', actionable_date: '2026-12-22', end_date: null,
-    skip_count: 0, successive_skip_count: 0, payment_method_id: null, payment_source_id: null, currency: 'USD', processing_state: 'pending',
-    shipping_address: null, billing_address: null, line_items: [], created_at: '2026-11-22T04:00:00.000Z', updated_at: '2026-11-22T04:00:00.000Z',
+    skip_count: 0, successive_skip_count: 0, payment_method_id: null, payment_source_id: null, currency: 'USD',
+    subtotal: '0.00', discount_total: '0.00', total: '0.00', processing_state: 'pending', shipping_address: null, billing_address: null, line_items: [], created_at: '2026-11-22T04:00:00.000Z', updated_at: '2026-11-22T04:00:00.000Z',
   }
 
   test('every response schema of the document compiles under ajv strict mode (2020-12)', () => {

@@ -44,7 +44,7 @@ test('a second GET of an unchanged subscription is answered from the cache with 
   // Change the row behind SQLite's back in a way no trigger sees (a TEMP trigger is dropped):
   // the cached answer is still served, which shows the second read came from the cache.
   sqliteOf(server.store).db.exec('DROP TRIGGER temp.body_cache_subscription_updated')
-  sqliteOf(server.store).db.prepare("UPDATE subscriptions SET currency = 'EUR' WHERE id = ?").run(sub.id)
+  sqliteOf(server.store).db.prepare('UPDATE subscriptions SET skip_count = 99 WHERE id = ?').run(sub.id)
   const second = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: user.key })
   assert.equal(second.text, first.text)
 })
@@ -165,8 +165,8 @@ test('the cache keeps within its byte budget, and 0 turns it off', async (t) => 
   // The newest reads are the ones kept.
   const last = ids.at(-1)!
   sqliteOf(small.store).db.exec('DROP TRIGGER temp.body_cache_subscription_updated')
-  sqliteOf(small.store).db.prepare("UPDATE subscriptions SET currency = 'EUR' WHERE id = ?").run(last)
-  assert.match((await small.store.subscriptions.findJson(last))!.body, /"currency":"USD"/)
+  sqliteOf(small.store).db.prepare('UPDATE subscriptions SET skip_count = 99 WHERE id = ?').run(last)
+  assert.match((await small.store.subscriptions.findJson(last))!.body, /"skip_count":0,/)
 
   const off = await startTestServer(t, { REPLENISH_READ_CACHE_MB: '0' })
   const u2 = await seedUser(off.store)
@@ -208,7 +208,8 @@ test('writing any column of a subscription empties its cached body; recording an
   const { server, sub, get } = await setup(t)
   // Every column of the table as it is now, so a column added later is covered without a change here.
   const all = (sqliteOf(server.store).db.prepare('SELECT name FROM pragma_table_info(?)').all('subscriptions') as { name: string }[]).map((r) => r.name)
-  const bookkeeping = ['last_event_id', 'event_count', 'due_floor'] // the event chain's (migration 2) and the processor's floor (4): not in the body
+  // The event chain's (migration 2), the processor's floor (4) and the date last told of as upcoming (11): not in the body.
+  const bookkeeping = ['last_event_id', 'event_count', 'due_floor', 'upcoming_for']
   assert.ok(bookkeeping.every((c) => all.includes(c)))
   for (const column of all.filter((c) => c !== 'id' && !bookkeeping.includes(c))) {
     await get()
@@ -221,4 +222,42 @@ test('writing any column of a subscription empties its cached body; recording an
   await server.store.write((tx) => tx.events.record('subscription.updated', sub.id, {}))
   assert.equal(cacheSize(server), 1, 'the chain moved on, the body did not change')
   assert.equal((await server.store.events.ofSubscription(sub.id, 0, 1))[0]?.type, 'subscription.updated')
+})
+
+// C16: a body shows the catalog's prices now. A cached body and kept line items hold prices, so a
+// write to a price or a discount (admin API, import, any statement) must not leave them stale.
+test('a price or discount change shows at once in a cached body and in kept line items (C16)', async (t) => {
+  const server = await startTestServer(t)
+  const user = await seedUser(server.store)
+  const item = await seedSubscribable(server.store, { prices: { USD: '10.00' } })
+  const other = await seedSubscribable(server.store, { prices: { USD: '1.00' } })
+  const sub = await createSubscription(server, user.key, { line_items_attributes: [{ subscribable_id: item, quantity: 2 }, { subscribable_id: other, quantity: 1 }] })
+  const admin = (path: string, json: unknown) => server.request('PATCH', `/admin/api/v1${path}`, { key: ADMIN_TOKEN, json })
+  const get = async () => (await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: user.key })).body
+  const domain = async () => JSON.parse(JSON.stringify(renderSubscription((await server.store.subscriptions.find(sub.id))!, await server.store.subscriptions.lineItems(sub.id))))
+  // A write keeps the line items (body-cache.ts), then a GET caches the body.
+  assert.equal((await server.request('POST', `/api/v1/subscriptions/${sub.id}/skip`, { key: user.key })).status, 200)
+  assert.equal((await get()).total, '21.00')
+  assert.ok(sqliteOf(server.store).readCacheSize() >= 1, "the body is cached")
+
+  assert.equal((await admin(`/subscribables/${item}`, { subscribable: { prices: { USD: '12.50' } } })).status, 200)
+  const priced = await get()
+  assert.deepEqual([priced.line_items[0].price, priced.line_items[0].total, priced.subtotal, priced.total], ['12.50', '25.00', '26.00', '26.00'])
+  assert.deepEqual(priced, await domain())
+  // The path through kept line items (a write renders around them) shows it too.
+  const skipped = await server.request('POST', `/api/v1/subscriptions/${sub.id}/skip`, { key: user.key })
+  assert.equal(skipped.body.total, '26.00')
+
+  assert.equal((await admin(`/subscribables/${other}`, { subscribable: { discount_percent: '50' } })).status, 200)
+  assert.deepEqual([(await get()).line_items[1].total, (await get()).discount_total], ['0.50', '0.50'])
+  assert.equal((await server.request('POST', `/api/v1/subscriptions/${sub.id}/pause`, { key: user.key })).body.total, '25.50')
+  assert.equal((await admin(`/subscribables/${other}`, { subscribable: { prices: { USD: null } } })).status, 200)
+  assert.deepEqual([(await get()).line_items[1].price, (await get()).total], [null, null])
+  assert.equal((await server.request('POST', `/api/v1/subscriptions/${sub.id}/resume`, { key: user.key })).body.total, null)
+  // A statement no API runs (an import, a script on this connection) is seen too: the triggers catch every write.
+  sqliteOf(server.store).db.prepare('INSERT INTO subscribable_prices (subscribable_id, currency, amount, amount_text, minor_unit) VALUES (?, ?, ?, ?, ?)').run(other, 'USD', 200, '2.00', 100)
+  assert.equal((await get()).total, '26.00')
+  sqliteOf(server.store).db.prepare("UPDATE subscribables SET discount_bp = 10000, discount_percent = '100' WHERE id = ?").run(item)
+  assert.deepEqual((await get()).line_items[0].total, '0.00')
+  assert.deepEqual(await get(), await domain())
 })

@@ -147,6 +147,30 @@ describe('other fields', () => {
     assert.deepEqual(res.body, { ...sub, actionable_date: TODAY, updated_at: res.body.updated_at })
   })
 
+  test('actionable_date on a canceled or inactive subscription is refused (422, nothing changes, no event); a blank one is not given', async () => {
+    const canceled = await createSubscription(server, alice.key, { interval_length: 1 })
+    await server.request('POST', `/api/v1/subscriptions/${canceled.id}/cancel`, { key: alice.key })
+    const message = { actionable_date: ['cannot be set on a subscription which is canceled or inactive'] }
+    await refused(canceled.id, { actionable_date: '2026-04-01' }, message)
+    // With another change beside it the whole request is refused (C7: a 422 changes nothing).
+    await refused(canceled.id, { actionable_date: '2026-04-01', interval_length: 3 }, message)
+    // Even a date that is not one: the state is what the customer must hear about.
+    await refused(canceled.id, { actionable_date: 'soon' }, message)
+    const inactive = await createSubscription(server, alice.key, { interval_length: 1 })
+    await testSql(server.store).run("UPDATE subscriptions SET state = 'inactive', actionable_date = NULL WHERE id = ?", inactive.id)
+    await refused(inactive.id, { actionable_date: '2026-04-01' }, message)
+    const es = await server.request('PATCH', `/api/v1/subscriptions/${canceled.id}`, { key: alice.key, json: { subscription: { actionable_date: '2026-04-01' } }, headers: { 'accept-language': 'es' } })
+    assert.deepEqual(es.body, { actionable_date: ['no se puede fijar en una suscripción cancelada o inactiva'] })
+    // Blank (a form's empty field) or null is "not given" (docs/decisions.md): 200, the subscription as it is.
+    for (const blank of ['', null]) {
+      const before = await snapshot(server.store)
+      const res = await update(canceled.id, { actionable_date: blank })
+      assert.equal(res.status, 200)
+      assert.equal(res.body.actionable_date, null)
+      assert.equal(await snapshot(server.store), before)
+    }
+  })
+
   test('end_date is set and cleared', async () => {
     const sub = await createSubscription(server, alice.key, { interval_length: 1 })
     assert.equal((await update(sub.id, { end_date: '2026-03-16' })).body.end_date, '2026-03-16')

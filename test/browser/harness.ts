@@ -108,11 +108,14 @@ export async function checkAccessibility(page: Page, label: string): Promise<Axe
   return result
 }
 
-/** Saves a full-page screenshot as docs/console/<name>.png (the README links them). */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * Saves a full-page screenshot as docs/console/<name>.png (the README links them); `fullPage:
+ * false` takes the screen only (a modal dialog's backdrop covers only the screen).
+ */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true })
   const path = join(SCREENSHOTS, `${name}.png`)
-  await page.screenshot({ path, fullPage: true })
+  await page.screenshot({ path, fullPage: options.fullPage ?? true })
   return path
 }
 

@@ -3,33 +3,20 @@
  * one-time link and manages a subscription while the API shows each change and its event; used
  * and expired links are refused; another customer's subscription typed into the URL shows
  * nothing; a cross-site form post is refused for want of the CSRF token; axe finds nothing
- * serious on any page; screenshots docs/console/portal-list.png and portal-after-skip.png.
+ * serious on any page; screenshots docs/console/portal-list.png, portal-after-skip.png,
+ * portal-preview.png and portal-narrow.png.
  */
-import { test, type TestContext } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import {
-  ADMIN_TOKEN, TODAY, checkAccessibility, portalLink, screenshot, startHarness, startOtherOrigin, type Page, type TestServer,
-} from './harness.ts'
+import { TODAY, portalLink, screenshot, startHarness, startOtherOrigin, type TestServer } from './harness.ts'
+import { admin, apiView, axe, customer, notice, screenshotOf, seedCatalog } from './portal-shop.ts'
 import { createSubscription } from '../helpers/server.ts'
 import { sqliteOf } from '../helpers/store.ts'
 import { sha256 } from '../../src/api/shared/auth.ts'
 
-async function admin(server: TestServer, method: string, path: string, json?: unknown): Promise<any> {
-  const res = await server.request(method, `/admin/api/v1${path}`, { key: ADMIN_TOKEN, ...(json === undefined ? {} : { json }) })
-  assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${res.text}`)
-  return res.body
-}
-
-async function customer(server: TestServer, email: string): Promise<{ id: number; key: string }> {
-  const user = await admin(server, 'POST', '/users', { user: { email } })
-  return { id: user.id, key: (await admin(server, 'POST', `/users/${user.id}/api_keys`)).key }
-}
-
 /** Alice (two items, a monthly plan due 2026-12-10) and Bob (one item only he has). */
 async function seedShop(server: TestServer) {
-  const coffee = await admin(server, 'POST', '/subscribables', { subscribable: { sku: 'COF-1KG', name: 'Coffee beans 1 kg' } })
-  const filters = await admin(server, 'POST', '/subscribables', { subscribable: { sku: 'FLT-100', name: 'Paper filters' } })
-  const tea = await admin(server, 'POST', '/subscribables', { subscribable: { sku: 'TEA-SEC', name: 'Secret Oolong' } })
+  const { coffee, filters, tea } = await seedCatalog(server)
   const alice = await customer(server, 'alice@example.com')
   const bob = await customer(server, 'bob@example.com')
   const sub = await createSubscription(server, alice.key, {
@@ -40,24 +27,7 @@ async function seedShop(server: TestServer) {
   return { alice, bob, sub, bobs, coffee, filters, tea }
 }
 
-/** The subscription as the API shows it, and the types of its events, oldest first. */
-async function apiView(server: TestServer, key: string, id: number): Promise<{ sub: any; events: string[] }> {
-  const sub = (await server.request('GET', `/api/v1/subscriptions/${id}`, { key })).body
-  const events = (await server.request('GET', `/api/v1/subscriptions/${id}/events?per_page=100`, { key })).body.events as { type: string }[]
-  return { sub, events: events.map((e) => e.type).reverse() }
-}
-
-/** axe on the page (fails on serious or critical); what else it found goes to the test's diagnostics. */
-async function axe(t: TestContext, page: Page, label: string): Promise<void> {
-  const { violations } = await checkAccessibility(page, label)
-  t.diagnostic(`axe ${label}: ${violations.length === 0 ? 'no violations' : violations.map((v) => `${v.impact} ${v.id}`).join(', ')}`)
-}
-
-async function notice(page: Page, text: string): Promise<void> {
-  await page.getByRole('status').filter({ hasText: text }).waitFor()
-}
-
-test('a customer opens a portal link, skips, pauses until a date, resumes, changes a quantity and cancels; the API shows each change and its event', async (t) => {
+test('a customer opens a portal link, skips, pauses until a date, resumes, changes a quantity and cancels, each confirmed after a dry run shows what it will do; the API shows each change and its event', async (t) => {
   const h = await startHarness(t)
   const { alice, sub } = await seedShop(h.server)
   const { page, problems } = await h.newPage()
@@ -75,7 +45,12 @@ test('a customer opens a portal link, skips, pauses until a date, resumes, chang
   assert.equal(await page.locator('#next-delivery').textContent(), 'December 10, 2026')
   await axe(t, page, 'portal subscription')
 
+  // Every change is previewed by a dry run (C18) and confirmed; the preview changes nothing.
   await page.getByRole('button', { name: 'Skip next delivery' }).click()
+  const skipDialog = page.getByRole('dialog', { name: 'Skip the next delivery?' })
+  await skipDialog.getByText('January 10, 2027').waitFor()
+  assert.deepEqual((await apiView(h.server, alice.key, sub.id)).events, ['subscription.created'])
+  await skipDialog.getByRole('button', { name: 'Yes, skip it' }).click()
   await notice(page, 'The next delivery was skipped.')
   let api = await apiView(h.server, alice.key, sub.id)
   assert.equal(api.sub.actionable_date, '2027-01-10')
@@ -87,6 +62,9 @@ test('a customer opens a portal link, skips, pauses until a date, resumes, chang
 
   await page.getByLabel('Pause until').fill('2027-02-14')
   await page.getByRole('button', { name: 'Pause', exact: true }).click()
+  const pauseDialog = page.getByRole('dialog', { name: 'Pause this subscription?' })
+  await pauseDialog.getByText('Paused until February 14, 2027').waitFor()
+  await pauseDialog.getByRole('button', { name: 'Yes, pause it' }).click()
   await notice(page, 'The subscription is paused.')
   api = await apiView(h.server, alice.key, sub.id)
   assert.equal(api.sub.paused, true)
@@ -95,7 +73,15 @@ test('a customer opens a portal link, skips, pauses until a date, resumes, chang
   assert.equal(await page.locator('#next-delivery').textContent(), 'Paused until February 14, 2027')
   await axe(t, page, 'portal subscription, paused')
 
+  // "Resume now: next delivery on 26 November", before anything changes.
   await page.getByRole('button', { name: 'Resume now' }).click()
+  const resumeDialog = page.getByRole('dialog', { name: 'Resume this subscription now?' })
+  await resumeDialog.getByRole('definition').filter({ hasText: 'November 26, 2026' }).waitFor()
+  await axe(t, page, 'portal resume preview')
+  await screenshotOf(page, 'portal-preview')
+  api = await apiView(h.server, alice.key, sub.id)
+  assert.deepEqual([api.sub.paused, api.events.at(-1)], [true, 'subscription.paused'])
+  await resumeDialog.getByRole('button', { name: 'Yes, resume it' }).click()
   await notice(page, 'The subscription is active again.')
   api = await apiView(h.server, alice.key, sub.id)
   assert.equal(api.sub.paused, false)
@@ -123,6 +109,7 @@ test('a customer opens a portal link, skips, pauses until a date, resumes, chang
   assert.equal((await apiView(h.server, alice.key, sub.id)).sub.state, 'active')
 
   await cancel.click()
+  await dialog.getByText('No further deliveries will be sent.').waitFor()
   await dialog.getByRole('button', { name: 'Yes, cancel it' }).click()
   await notice(page, 'The subscription was canceled.')
   api = await apiView(h.server, alice.key, sub.id)
@@ -130,7 +117,10 @@ test('a customer opens a portal link, skips, pauses until a date, resumes, chang
   assert.equal(api.sub.actionable_date, null)
   assert.deepEqual(api.events, ['subscription.created', 'subscription.skipped', 'subscription.paused', 'subscription.resumed', 'line_item.updated', 'subscription.canceled'])
   await page.getByRole('listitem').filter({ hasText: 'Canceled' }).waitFor()
+  // Only what a canceled subscription allows: reactivate, and no date to set.
   assert.equal(await page.getByRole('button', { name: 'Skip next delivery' }).count(), 0)
+  assert.equal(await page.getByRole('button', { name: 'Set next delivery' }).count(), 0)
+  await page.getByRole('button', { name: 'Reactivate subscription' }).waitFor()
   assert.deepEqual(problems, [])
 })
 
@@ -157,7 +147,9 @@ test('in Spanish: add and remove an item, change the frequency, the next date an
   assert.equal(api.events.at(-1), 'line_item.created')
 
   await page.getByRole('button', { name: 'Eliminar Paper filters' }).click()
-  await page.getByRole('dialog', { name: '¿Eliminar Paper filters?' }).getByRole('button', { name: 'Eliminarlo' }).click()
+  const removeDialog = page.getByRole('dialog', { name: '¿Eliminar Paper filters?' })
+  await removeDialog.getByText('Coffee beans 1 kg × 2, Secret Oolong × 3').waitFor()
+  await removeDialog.getByRole('button', { name: 'Eliminarlo' }).click()
   await notice(page, 'Se eliminó el artículo.')
   api = await apiView(h.server, alice.key, sub.id)
   assert.equal(api.sub.line_items.length, 2)
@@ -166,6 +158,9 @@ test('in Spanish: add and remove an item, change the frequency, the next date an
   await page.getByLabel('Cada', { exact: true }).fill('2')
   await page.getByLabel('Unidad').selectOption('week')
   await page.getByRole('button', { name: 'Cambiar la frecuencia' }).click()
+  const frequencyDialog = page.getByRole('dialog', { name: '¿Cambiar la frecuencia de las entregas?' })
+  await frequencyDialog.getByText('Cada 2 semanas').waitFor()
+  await frequencyDialog.getByRole('button', { name: 'Sí, cambiarla' }).click()
   await notice(page, 'Se cambió la frecuencia.')
   api = await apiView(h.server, alice.key, sub.id)
   assert.deepEqual([api.sub.interval_length, api.sub.interval_units], [2, 'week'])
@@ -194,10 +189,10 @@ test('in Spanish: add and remove an item, change the frequency, the next date an
   assert.deepEqual(problems, [])
 })
 
-test('a used link and an expired link are refused with the 410 page', async (t) => {
-  const h = await startHarness(t)
+test('a used link and an expired link are refused with the 410 page, which leads back to the shop (C18)', async (t) => {
+  const h = await startHarness(t, { REPLENISH_SHOP_URL: 'https://shop.example/' })
   const { alice } = await seedShop(h.server)
-  const link = await portalLink(h.server, alice.id)
+  const link = await portalLink(h.server, alice.id, 'https://shop.example/account')
   const first = await h.newPage()
   await first.page.goto(link)
   await first.page.getByRole('heading', { name: 'Your subscriptions' }).waitFor()
@@ -206,6 +201,8 @@ test('a used link and an expired link are refused with the 410 page', async (t) 
   const used = await second.page.goto(link)
   assert.equal(used?.status(), 410)
   await second.page.getByRole('heading', { name: 'Ce lien ne peut plus être utilisé' }).waitFor()
+  // The spent link's own return_url.
+  assert.equal(await second.page.getByRole('link', { name: 'Retour à la boutique' }).getAttribute('href'), 'https://shop.example/account')
   await axe(t, second.page, '410 page (used link)')
   assert.equal((await second.context.cookies()).length, 0)
 
@@ -214,6 +211,8 @@ test('a used link and an expired link are refused with the 410 page', async (t) 
   const third = await h.newPage()
   assert.equal((await third.page.goto(expired))?.status(), 410)
   await third.page.getByRole('heading', { name: 'This link can no longer be used' }).waitFor()
+  // A link made without a return_url leads to REPLENISH_SHOP_URL.
+  assert.equal(await third.page.getByRole('link', { name: 'Back to the shop' }).getAttribute('href'), 'https://shop.example/')
   await axe(t, third.page, '410 page (expired link)')
   assert.equal(await third.page.getByRole('heading', { name: 'Your subscriptions' }).count(), 0)
   assert.deepEqual([...first.problems, ...second.problems, ...third.problems], [])
@@ -301,4 +300,28 @@ test('at 360 px wide the subscription page fits without sideways scrolling; sign
   await axe(t, page, 'portal, session ended')
   assert.deepEqual(problems, [])
   assert.equal(TODAY, '2026-11-25')
+})
+
+test('a view still loading when the customer moves on never draws over the view that replaced it', async (t) => {
+  const h = await startHarness(t)
+  const { alice, sub } = await seedShop(h.server)
+  const { page, problems } = await h.newPage()
+  // The list's read is held until the subscription's page is on screen.
+  let release = (): void => {}
+  const held = new Promise<void>((resolve) => { release = resolve })
+  await page.route(/\/api\/v1\/subscriptions\?/, async (route) => {
+    await held
+    await route.continue()
+  })
+  await page.goto(await portalLink(h.server, alice.id))
+  await page.getByText('Loading…').waitFor()
+  await page.goto(`${h.server.url}/portal/#/subscriptions/${sub.id}`)
+  await page.getByRole('heading', { name: `Subscription #${sub.id}` }).waitFor()
+  const listAnswered = page.waitForResponse(/\/api\/v1\/subscriptions\?/)
+  release()
+  await listAnswered
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)))
+  assert.equal(await page.getByRole('heading', { name: 'Your subscriptions' }).count(), 0)
+  await page.getByRole('heading', { name: `Subscription #${sub.id}` }).waitFor()
+  assert.deepEqual(problems, [])
 })

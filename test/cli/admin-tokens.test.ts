@@ -9,8 +9,15 @@ import { join } from 'node:path'
 import { runCli, startServe, tempDir } from './harness.ts'
 import { request } from '../helpers/server.ts'
 
-test('create with --scope and --label, list shows them without the token, revoke refuses it', async (t) => {
+/** A new, migrated SQLite database in a temporary directory. */
+async function migrated(t: import('node:test').TestContext): Promise<{ REPLENISH_DB: string }> {
   const env = { REPLENISH_DB: join(tempDir(t), 'r.db') }
+  assert.equal((await runCli(['migrate'], env)).status, 0)
+  return env
+}
+
+test('create with --scope and --label, list shows them without the token, revoke refuses it', async (t) => {
+  const env = await migrated(t)
   const made = await runCli(['admin-tokens', 'create', '--scope', 'metrics', '--label', 'prometheus'], env)
   assert.equal(made.status, 0, made.stderr.join('\n'))
   const token = made.stdout.at(-1) as string
@@ -40,7 +47,7 @@ test('create with --scope and --label, list shows them without the token, revoke
 })
 
 test('bad scope, long label, unknown or malformed id → exit 2 naming the flag or the id', async (t) => {
-  const env = { REPLENISH_DB: join(tempDir(t), 'r.db') }
+  const env = await migrated(t)
   const cases: [string[], string][] = [
     [['admin-tokens', 'create', '--scope', 'root'], 'replenish: --scope: "root" is not a scope (expected admin, read or metrics)'],
     [['admin-tokens', 'create', '--label', 'x'.repeat(101)], 'replenish: --label: is too long (maximum is 100 characters)'],

@@ -40,9 +40,18 @@ test('with nothing set every option takes its documented default', () => {
     trustProxy: false,
     corsOrigins: [],
     shopName: 'replenish',
+    shopUrl: undefined,
     shopLogoUrl: undefined,
     shopAccent: '#1d4ed8',
     publicUrl: undefined,
+    upcomingDays: 3,
+    smtpUrl: undefined,
+    smtpTlsInsecure: false,
+    smtpCaFile: undefined,
+    mailFrom: undefined,
+    mailLinkHours: 72,
+    mailRetryBaseSeconds: 10,
+    defaultLocale: 'en',
   })
   assert.ok(Object.isFrozen(c))
 })
@@ -69,7 +78,7 @@ test('a bad value names the flag or the variable it came from, and the value', (
     [{ 'rate-limit': '-1' }, {}, '--rate-limit: expected a whole number, got "-1"'],
     [{}, { REPLENISH_RATE_BURST: '0' }, 'REPLENISH_RATE_BURST: expected a whole number of at least 1, got "0"'],
     [{}, { REPLENISH_MAX_BODY_BYTES: '64k' }, 'REPLENISH_MAX_BODY_BYTES: expected a whole number, got "64k"'],
-    [{}, { REPLENISH_METRICS_PUBLIC: 'maybe' }, 'REPLENISH_METRICS_PUBLIC: expected 1 or 0, got "maybe"'],
+    [{}, { REPLENISH_METRICS_PUBLIC: 'maybe' }, 'REPLENISH_METRICS_PUBLIC: expected 1, true, yes or on to turn it on, or 0, false, no or off to turn it off (any case), got "maybe"'],
     [{}, { REPLENISH_TODAY: '2026-02-30' }, 'REPLENISH_TODAY: expected a real date as YYYY-MM-DD, got "2026-02-30"'],
     [{ 'time-zone': 'Mars/Olympus' }, {}, '--time-zone: expected an IANA time zone such as UTC or Europe/Paris, got "Mars/Olympus"'],
     [{}, { REPLENISH_CURRENCY: 'XYZ' }, 'REPLENISH_CURRENCY: expected an ISO 4217 currency code, got "XYZ"'],
@@ -132,12 +141,33 @@ test('values are normalised: currency upper-cased, booleans in the usual spellin
   assert.equal(c.trustProxy, true)
 })
 
+test('issue 25: a boolean takes exactly the spellings its message names, in any case, and nothing else', () => {
+  const message = (raw: string): string => {
+    try {
+      loadConfig({}, { REPLENISH_TRUST_PROXY: raw })
+      return ''
+    } catch (err) {
+      return (err as Error).message
+    }
+  }
+  const text = message('maybe')
+  const named = /expected (.+) to turn it on, or (.+) to turn it off \(any case\)/.exec(text)
+  assert.ok(named, text)
+  const words = (list: string): string[] => list.split(/, | or /)
+  assert.deepEqual([words(named[1] as string), words(named[2] as string)], [['1', 'true', 'yes', 'on'], ['0', 'false', 'no', 'off']])
+  for (const [list, value] of [[words(named[1] as string), true], [words(named[2] as string), false]] as const) {
+    for (const raw of list.flatMap((w) => [w, w.toUpperCase()])) assert.equal(loadConfig({}, { REPLENISH_TRUST_PROXY: raw }).trustProxy, value, raw)
+  }
+  for (const raw of ['y', 'n', '2', 'enabled', 'truth', 'onn']) assert.notEqual(message(raw), '', raw)
+})
+
 test('every option has a REPLENISH_ variable, and every option but the secret has a flag', () => {
   for (const o of OPTIONS) {
     assert.match(o.env, /^REPLENISH_[A-Z_]+$/)
     assert.equal(o.env, `REPLENISH_${o.flag.toUpperCase().replaceAll('-', '_')}`)
   }
-  assert.deepEqual(OPTIONS.filter((o) => o.envOnly).map((o) => o.env), ['REPLENISH_ADMIN_TOKEN'])
+  // Secrets: argv shows in `ps`. The SMTP URL holds the mail server's password (C17).
+  assert.deepEqual(OPTIONS.filter((o) => o.envOnly).map((o) => o.env), ['REPLENISH_ADMIN_TOKEN', 'REPLENISH_SMTP_URL'])
 })
 
 test('the read cache must fit in a third of the V8 heap; the refusal says how to raise the heap', async () => {

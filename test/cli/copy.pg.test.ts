@@ -13,11 +13,15 @@ import { DatabaseSync } from 'node:sqlite'
 import { runCli, startServe, tempDir, type CliRun } from './harness.ts'
 import { request } from '../helpers/server.ts'
 import { newTestLocation } from '../helpers/store.ts'
+import { startSmtpSink, TEST_CA_FILE } from '../helpers/smtp.ts'
 import { COPIED_TABLES } from '../../src/store/postgres/copy.ts'
 
 const ADMIN = 'copy-admin-token-0123456789abcdef'
 const ENV = { REPLENISH_ADMIN_TOKEN: ADMIN, REPLENISH_LOG: 'off', REPLENISH_TODAY: '2026-03-01', REPLENISH_RATE_LIMIT: '0' }
 const A = '/admin/api/v1'
+
+/** The month the rows are made in (real time): the monthly report's counts (C16) come over with the copy. */
+const MONTH = new Date().toISOString().slice(0, 7)
 
 /** What the SQLite server answered, to be answered again by the copy. */
 interface Made {
@@ -26,9 +30,11 @@ interface Made {
   readonly answers: ReadonlyMap<string, string>
 }
 
-/** Every table gets rows: catalog, a customer with a key, subscriptions, events, deliveries, installments with an attempt, portal rows. */
+/** Every table gets rows: catalog, a customer with a key, subscriptions, events, deliveries, installments with an attempt, portal rows, a mail sent. */
 async function fillSqlite(t: TestContext, file: string): Promise<Made> {
-  const serve = await startServe(t, { ...ENV, REPLENISH_DB: file })
+  const sink = await startSmtpSink(t)
+  const mail = { REPLENISH_SMTP_URL: sink.url(), REPLENISH_SMTP_CA_FILE: TEST_CA_FILE, REPLENISH_MAIL_FROM: 'shop@example.com', REPLENISH_PUBLIC_URL: 'https://shop.example' }
+  const serve = await startServe(t, { ...ENV, ...mail, REPLENISH_DB: file })
   const admin = async (method: string, path: string, json?: object): Promise<any> => {
     const res = await request(serve.url, method, `${A}${path}`, { key: ADMIN, ...(json ? { json } : {}) })
     assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${res.text}`)
@@ -38,8 +44,8 @@ async function fillSqlite(t: TestContext, file: string): Promise<Made> {
   await admin('POST', '/webhook_endpoints', { webhook_endpoint: { url: 'http://127.0.0.1:9/hooks', events: ['*'] } })
   await admin('POST', '/admin_tokens', { admin_token: { scope: 'read', label: 'reports' } })
   const method = await admin('POST', '/payment_methods', { payment_method: { name: 'Card' } })
-  const coffee = await admin('POST', '/subscribables', { subscribable: { sku: 'COFFEE', name: 'Coffee' } })
-  const tea = await admin('POST', '/subscribables', { subscribable: { sku: 'TEA', name: 'Tea' } })
+  const coffee = await admin('POST', '/subscribables', { subscribable: { sku: 'COFFEE', name: 'Coffee', prices: { USD: '12.50', EUR: '11.90' }, discount_percent: '10' } })
+  const tea = await admin('POST', '/subscribables', { subscribable: { sku: 'TEA', name: 'Tea', prices: { USD: '4.25' } } })
   const user = await admin('POST', '/users', { user: { email: 'ada@example.com' } })
   const { key } = await admin('POST', `/users/${user.id}/api_keys`)
   const source = await admin('POST', '/payment_sources', { payment_source: { user_id: user.id, payment_method_id: method.id } })
@@ -56,18 +62,24 @@ async function fillSqlite(t: TestContext, file: string): Promise<Made> {
   const bare = (await request(serve.url, 'POST', '/api/v1/subscriptions', { key, json: { subscription: { interval_length: 2 } } })).body.id as number
   assert.equal((await request(serve.url, 'POST', `/api/v1/subscriptions/${bare}/pause`, { key })).status, 200)
   const link = await admin('POST', `/users/${user.id}/portal_sessions`, { portal_session: {} })
-  assert.equal((await fetch(link.url, { redirect: 'manual' })).status, 303)
+  // REPLENISH_PUBLIC_URL (needed by mail) names no real host: the link is opened on this server.
+  assert.equal((await fetch(link.url.replace('https://shop.example', serve.url), { redirect: 'manual' })).status, 303)
 
-  const processed = await runCli(['process', '--as-of', '2026-03-02'], { ...ENV, REPLENISH_DB: file })
+  const processed = await runCli(['process', '--as-of', '2026-03-02'], { ...ENV, ...mail, REPLENISH_DB: file })
   assert.equal(processed.status, 0, processed.stderr.join('\n'))
   const [installment] = (await admin('GET', `/installments?subscription_id=${rich}`)).installments
   await admin('POST', `/installments/${installment.id}/outcome`, { outcome: { result: 'fulfilled', order_reference: 'R-1' } })
+  // A cancellation's mail, sent by serve (the outbox and its totals).
+  assert.equal((await request(serve.url, 'POST', `/api/v1/subscriptions/${bare}/cancel`, { key })).status, 200)
+  await sink.waitFor(1)
+  for (let i = 0; i < 200 && (await admin('GET', '/emails')).emails[0]?.state !== 'sent'; i++) await new Promise((r) => setTimeout(r, 25))
 
   const answers = new Map<string, string>()
   for (const [path, as] of [
     [`/api/v1/subscriptions/${rich}`, key], [`/api/v1/subscriptions/${bare}`, key], [`/api/v1/subscriptions`, key],
     [`${A}/subscriptions/${rich}/events`, ADMIN], [`${A}/events`, ADMIN], [`${A}/installments/${installment.id}`, ADMIN],
-    [`${A}/users/${user.id}`, ADMIN], [`${A}/payment_sources/${source.id}`, ADMIN],
+    [`${A}/users/${user.id}`, ADMIN], [`${A}/payment_sources/${source.id}`, ADMIN], [`${A}/subscribables/${coffee.id}`, ADMIN],
+    [`${A}/reports/monthly?from=${MONTH}&to=${MONTH}`, ADMIN],
   ] as const) {
     const res = await request(serve.url, 'GET', path, { key: as })
     assert.equal(res.status, 200, `${path}: ${res.text}`)

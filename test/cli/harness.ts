@@ -40,6 +40,17 @@ export async function testDb(t: TestContext): Promise<string> {
   return at.location
 }
 
+/**
+ * `testDb` made and migrated by `replenish migrate`: every command but `serve` and `migrate`
+ * refuses a SQLite file that does not exist (issue 25).
+ */
+export async function migratedDb(t: TestContext): Promise<string> {
+  const db = await testDb(t)
+  const run = await runCli(['migrate'], { REPLENISH_DB: db })
+  if (run.status !== 0) throw new Error(`migrate: ${run.stderr.join('\n')}`)
+  return db
+}
+
 /** `replenish ARGS` in-process, with exactly this environment (process.env is not read). */
 export async function runCli(argv: string[], env: Record<string, string> = {}): Promise<CliRun> {
   const out: string[] = []

@@ -72,7 +72,7 @@ test('replenish --help lists every command on one line, and -h, help and help he
   const text = run.stdout.join('\n')
   assert.ok(text.startsWith(`replenish ${PACKAGE_VERSION}:`))
   const commands = text.slice(text.indexOf('Commands:\n') + 10, text.indexOf('\n\n', text.indexOf('Commands:\n'))).split('\n')
-  assert.deepEqual(commands.map((l) => l.trim().split(' ')[0]), ['serve', 'process', 'migrate', 'backup', 'copy', 'import', 'admin-tokens', 'users', 'keys'])
+  assert.deepEqual(commands.map((l) => l.trim().split(' ')[0]), ['serve', 'process', 'migrate', 'backup', 'copy', 'import', 'admin-tokens', 'users', 'keys', 'mail-preview'])
   for (const line of commands) assert.match(line, /^ {2}[a-z-]+ +\S.{10,}$/, 'a name and one line about it')
   assert.match(text, /^ {2}--help, -h +/m)
   assert.match(text, /^ {2}--version, -v +/m)

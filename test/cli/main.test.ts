@@ -1,10 +1,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { OPTIONS } from '../../src/config.ts'
 import { request } from '../helpers/server.ts'
-import { runCli, startServe, tempDir, testDb } from './harness.ts'
+import { migratedDb, runCli, startServe, tempDir, testDb } from './harness.ts'
 import { snapshotAt } from '../helpers/rows.ts'
 
 // --help and --version: test/cli/help.test.ts.
@@ -59,7 +60,7 @@ test('a file that is not a database is refused with status 3 and one line naming
 })
 
 test('admin-tokens create, users create and keys create print the new secret alone on the last line, and it works', async (t) => {
-  const db = await testDb(t)
+  const db = await migratedDb(t)
   const env = { REPLENISH_DB: db }
   const tokenRun = await runCli(['admin-tokens', 'create'], env)
   assert.equal(tokenRun.status, 0)
@@ -105,4 +106,6 @@ test('serve on a taken port exits 1 with one line naming the address', async (t)
     stdout: [],
     stderr: [`replenish: cannot listen on 127.0.0.1:${port}: EADDRINUSE`],
   })
+  // Issue 25: a SQLite file that start made is not left behind (a typo in --db stays harmless).
+  if (!db.startsWith('postgres')) assert.deepEqual(readdirSync(dirname(db)), [])
 })

@@ -31,8 +31,8 @@ export async function writeEveryEventType(server: TestServer, today: string): Pr
   // The shop's side: a customer with an API key, the catalog, a card.
   const user = await admin('POST', '/users', { user: { email: 'ada@example.com', external_id: 'cus_1001' } })
   const key: string = (await admin('POST', `/users/${user.id}/api_keys`)).key
-  const coffee = await admin('POST', '/subscribables', { subscribable: { sku: 'COFFEE-1KG', name: 'House blend coffee, 1 kg' } })
-  const filters = await admin('POST', '/subscribables', { subscribable: { sku: 'FILTERS-100', name: 'Paper filters, pack of 100' } })
+  const coffee = await admin('POST', '/subscribables', { subscribable: { sku: 'COFFEE-1KG', name: 'House blend coffee, 1 kg', prices: { USD: '24.00', EUR: '22.00' }, discount_percent: '10' } })
+  const filters = await admin('POST', '/subscribables', { subscribable: { sku: 'FILTERS-100', name: 'Paper filters, pack of 100', prices: { USD: '4.50' } } })
   const card = await admin('POST', '/payment_methods', { payment_method: { name: 'Credit card' } })
   const source = await admin('POST', '/payment_sources', {
     payment_source: { user_id: user.id, payment_method_id: card.id, kind: 'card', brand: 'visa', last_digits: '4242', month: 12, year: 2029, gateway_reference: 'pm_1Q2w3E' },
@@ -82,6 +82,14 @@ export async function writeEveryEventType(server: TestServer, today: string): Pr
   // Canceled five days before its next delivery, inside the 7-day notice: that delivery still comes.
   const late = await subscribe({ actionable_date: addDays(today, 5), line_items_attributes: [{ subscribable_id: coffee.id, quantity: 1 }] })
   await customer('POST', `/subscriptions/${late.id}/cancel`)
+
+  // Due in two days: the next run tells of it (C17: REPLENISH_UPCOMING_DAYS, default 3).
+  await subscribe({ actionable_date: addDays(today, 2), line_items_attributes: [{ subscribable_id: coffee.id, quantity: 3 }] })
+  await processAsOf(server, today)
+  // Staff check a webhook endpoint (C18): a webhook.test event. Nothing listens on port 9, so
+  // its one attempt fails at once; the event is written all the same.
+  const endpoint = await admin('POST', '/webhook_endpoints', { webhook_endpoint: { url: 'http://127.0.0.1:9/hooks', events: ['installment.created'] } })
+  await admin('POST', `/webhook_endpoints/${endpoint.id}/test`)
 }
 
 /** Every event the service recorded, oldest first, read through the feed a polling shop reads. */

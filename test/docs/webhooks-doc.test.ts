@@ -48,6 +48,24 @@ async function docVerifier(t: TestContext): Promise<Verify> {
   return module.verifyReplenishSignature
 }
 
+type VerifiedEvent = (rawBody: string | Buffer, headers: Record<string, unknown>, secret: string) => unknown
+
+/**
+ * The doc's ```js block that exports verifiedEvent (with the standardwebhooks library), written out
+ * as a module where Node finds the project's node_modules, and imported.
+ */
+async function docStandardVerifier(t: TestContext): Promise<VerifiedEvent> {
+  const blocks = [...DOC.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string)
+  const modules = blocks.filter((b) => /^export function verifiedEvent\(/m.test(b))
+  assert.equal(modules.length, 1, 'docs/webhooks.md has one ```js block exporting verifiedEvent')
+  assert.deepEqual([...(modules[0] as string).matchAll(/^import .* from '([^']+)'$/gm)].map((m) => m[1]), ['standardwebhooks'], 'the module imports the library only')
+  const dir = mkdtempSync(join(fileURLToPath(new URL('../../node_modules/', import.meta.url)), '.doc-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'verified-event.mjs')
+  writeFileSync(file, modules[0] as string)
+  return ((await import(pathToFileURL(file).href)) as { verifiedEvent: VerifiedEvent }).verifiedEvent
+}
+
 /** The scheme as the doc states it, computed here independently: t, then one v1 per secret. */
 function signAsDocumented(rawBody: string, unixSeconds: number, secrets: string[]): string {
   const v1 = secrets.map((s) => `v1=${createHmac('sha256', s).update(`${unixSeconds}.${rawBody}`).digest('hex')}`)
@@ -116,6 +134,28 @@ test('the doc\'s verifyReplenishSignature accepts real deliveries, and after a r
   assert.equal(verify(skipped.body, both, secret), true, 'the old secret')
   assert.equal(verify(skipped.body, both, newWebhookSecret()), false, 'a third secret')
   assert.equal(verify(created.body, header, rotated), false, 'the new secret did not sign before the rotation')
+})
+
+test('the doc\'s verifiedEvent (standardwebhooks) returns the event of a real delivery, and null for a tampered one or another secret; the older secret format converts as the doc shows', async (t) => {
+  const verifiedEvent = await docStandardVerifier(t)
+  const server = await startTestServer(t)
+  const receiver = await startReceiver(t)
+  const endpoint = await admin(server, 'POST', '/webhook_endpoints', { webhook_endpoint: { url: receiver.url, events: ['*'] } })
+  startDispatcher(server)
+  const user = await seedUser(server.store)
+  await createSubscription(server, user.key)
+  const created = await deliveryOf(receiver, 'subscription.created')
+  assert.deepEqual(verifiedEvent(created.body, created.headers, endpoint.secret), JSON.parse(created.body))
+  assert.deepEqual(verifiedEvent(Buffer.from(created.body), created.headers, endpoint.secret), JSON.parse(created.body))
+  assert.equal(verifiedEvent(created.body.replace('"state":"active"', '"state":"canceled"'), created.headers, endpoint.secret), null)
+  assert.equal(verifiedEvent(created.body, created.headers, newWebhookSecret()), null)
+
+  // The conversion the doc gives for a secret of the older base64url format.
+  const line = /^const standardSecret = (.*)$/m.exec(section('Standard Webhooks'))?.[1]
+  assert.ok(line, 'the doc shows the conversion of an older secret')
+  const convert = new Function('oldSecret', `return ${line}`) as (old: string) => string
+  const bytes = Buffer.from('fb'.repeat(32), 'hex')
+  assert.equal(convert(`whsec_${bytes.toString('base64url')}`), `whsec_${bytes.toString('base64')}`)
 })
 
 /** The catalogue's examples: the ```json block under each `#### <type>` heading. */

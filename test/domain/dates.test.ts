@@ -4,6 +4,7 @@ import {
   addDays, addInterval, dateIn, dayOf, daysBetween, daysInMonth, firstOccurrenceAfter, isDate, isIntervalUnit, type IntervalUnit,
 } from '../../src/domain/dates.ts'
 import { MAX_INTERVAL } from '../../src/domain/subscription-input.ts'
+import { prng } from '../helpers/prng.ts'
 
 // ---- an independent oracle: civil date <-> day number (H. Hinnant's algorithm), no Date object ----
 
@@ -48,17 +49,6 @@ function nthDirect(start: string, anchor: number, length: number, unit: Interval
   return ymd(year, month, Math.min(anchor, monthLength(year, month)))
 }
 
-/** mulberry32: a small seeded PRNG, so a failure names a case that can be run again. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 const UNITS: readonly IntervalUnit[] = ['day', 'week', 'month', 'year']
 
 interface Case {

@@ -19,7 +19,7 @@ test('every message has a non-empty text in en, es, fr and de, each with the sam
   }
 })
 
-test('the C4 and C8 texts in English are exactly the contract wording', () => {
+test('the C4, C8 and C16 texts in English are exactly the contract wording', () => {
   const expected: Partial<Record<MessageKey, string>> = {
     not_a_number: 'is not a number',
     not_an_integer: 'must be an integer',
@@ -36,10 +36,13 @@ test('the C4 and C8 texts in English are exactly the contract wording', () => {
     cannot_skip_paused: 'cannot skip a subscription which is paused',
     cannot_skip_ended: 'cannot skip a subscription which is canceled or inactive',
     cannot_pause: 'cannot pause/resume a subscription which is not active',
+    invalid_amount: 'is not a valid amount',
+    between_0_and_100: 'must be between 0 and 100',
   }
   for (const [key, text] of Object.entries(expected)) assert.equal(translate(key as MessageKey, 'en'), text, key)
   assert.equal(translate('less_than_or_equal_to', 'en', 120), 'must be less than or equal to 120')
   assert.equal(translate('less_than_or_equal_to', 'de', 120), 'muss kleiner oder gleich 120 sein')
+  assert.equal(translate('unknown_currency', 'en', 'XYZ'), 'has an unknown currency: XYZ') // C16
 })
 
 test('Accept-Language negotiation: quality values, region fallbacks, unknown → en', () => {

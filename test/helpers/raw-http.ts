@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import http from 'node:http'
 import net from 'node:net'
 import type { TestServer } from './server.ts'
 
@@ -76,4 +77,25 @@ export function readResponse(socket: net.Socket): Promise<RawResponse> {
 
 export function closeAll(sockets: net.Socket[]): void {
   for (const s of sockets) s.destroy()
+}
+
+export interface RawAnswer {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  /** The body as sent: compressed when it was (fetch would decompress it). */
+  readonly bytes: Buffer
+}
+
+/** One request through node:http, its answer's bytes kept as they came. */
+export function rawGet(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end()
+  })
 }

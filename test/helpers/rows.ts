@@ -113,3 +113,13 @@ async function postgresSnapshot(store: Store, left: string): Promise<string> {
     client.release()
   }
 }
+
+/** `n` users `<prefix><i>@<domain>` with external ids `<prefix>-<i>`, ids in that order, in one statement. */
+export async function bulkUsers(store: Store, n: number, prefix: string, domain: string): Promise<void> {
+  const at = '2026-01-01T00:00:00.000Z'
+  const select = `'${prefix}' || i || '@${domain}', '${prefix}-' || i, '${at}', '${at}'`
+  await testSql(store).exec(store.kind === 'postgres'
+    ? `INSERT INTO users (email, external_id, created_at, updated_at) SELECT ${select} FROM generate_series(1, ${n}) AS i ORDER BY i`
+    : `WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${n})
+       INSERT INTO users (email, external_id, created_at, updated_at) SELECT ${select} FROM k ORDER BY i`)
+}

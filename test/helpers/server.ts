@@ -10,6 +10,7 @@ import { newApiKey } from '../../src/admin/users.ts'
 import type { App } from '../../src/api/shared/app.ts'
 import type { AccessLogEntry } from '../../src/http/types.ts'
 import { checkResponse } from './openapi-check.ts'
+import { withMailOutbox } from '../../src/processing/mail/outbox.ts'
 
 // Row checks every API test uses, on either backend.
 export { countRows, snapshot } from './rows.ts'
@@ -69,7 +70,12 @@ export interface TestResponse {
  * `env` sets REPLENISH_* values as the environment would (REPLENISH_TODAY, limits, …); its
  * REPLENISH_DB makes another instance on that server's database, which stays its first owner's.
  */
-export async function startTestServer(t: TestContext | undefined, env: Record<string, string> = {}, storeOptions: TestStoreOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  t: TestContext | undefined,
+  env: Record<string, string> = {},
+  storeOptions: TestStoreOptions = {},
+  serverOptions: { readonly wrapStore?: (store: Store) => Store } = {},
+): Promise<TestServer> {
   const shared = env['REPLENISH_DB']
   const at = shared === undefined ? await newTestLocation() : { location: shared, remove: () => {} }
   const config = loadConfig({}, {
@@ -83,7 +89,9 @@ export async function startTestServer(t: TestContext | undefined, env: Record<st
     ...env,
   })
   const opened = await openTestStore(undefined, { synchronous: config.synchronous, readCacheBytes: config.readCacheMb * 1024 * 1024, ...storeOptions }, at)
-  const store = opened.store
+  // As openConfiguredStore does: with e-mail configured, events queue their mails (C17).
+  const configured = config.smtpUrl === undefined ? opened.store : withMailOutbox(opened.store)
+  const store = serverOptions.wrapStore ? serverOptions.wrapStore(configured) : configured
   const settled = trackWrites(store)
   const errors: object[] = []
   const app = buildApp(config, store, (e) => errors.push(e))
@@ -193,8 +201,12 @@ export async function seedUser(store: Store): Promise<SeededUser> {
   return { id, key }
 }
 
-export async function seedSubscribable(store: Store, options: { subscribable?: boolean } = {}): Promise<number> {
-  return store.write(async (tx) => (await tx.catalog.createSubscribable(`SKU-${++emailCounter}-${Date.now()}`, 'Coffee', options.subscribable ?? true)).id)
+/** A catalog item; `prices` in C16's strings (`{USD: '12.50'}`), `discount` in basis points. */
+export async function seedSubscribable(store: Store, options: { subscribable?: boolean; prices?: Record<string, string>; discount?: number } = {}): Promise<number> {
+  const prices = new Map(Object.entries(options.prices ?? {}).map(([c, a]) => [c, BigInt(a.replace('.', ''))] as const))
+  return store.write(async (tx) => (await tx.catalog.createSubscribable({
+    sku: `SKU-${++emailCounter}-${Date.now()}`, name: 'Coffee', subscribable: options.subscribable ?? true, discount_bp: options.discount ?? 0, prices,
+  })).id)
 }
 
 export async function seedPayment(store: Store, userId: number, options: { active?: boolean } = {}): Promise<{ methodId: number; sourceId: number }> {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import type { Store } from '../../src/store/api.ts'
+import type { Store, Unit, UnitContext } from '../../src/store/api.ts'
 import { openSqliteStore, type SqliteStore, type StoreOptions } from '../../src/store/sqlite/store.ts'
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/store.ts'
 
@@ -100,4 +100,31 @@ export function sqliteOf(store: Store): SqliteStore {
 export function postgresOf(store: Store): PostgresStore {
   if (store.kind !== 'postgres') throw new Error(`this test needs the PostgreSQL store, not ${store.kind}`)
   return store as PostgresStore
+}
+
+/**
+ * `store` as PostgreSQL may behave at its worst: units asked for together (in one turn of the
+ * event loop, without awaiting one another) run one at a time, the last asked first. PostgreSQL
+ * promises no order between concurrent units (each takes its own connection and they race for
+ * locks); this makes the losing order certain instead of 1 run in 200, on either backend. It does
+ * not claim `writesInOrder`, so callers that need an order must await each unit.
+ */
+export function lastAskedFirst(store: Store): Store {
+  let asked: (() => Promise<void>)[] = []
+  // The store's own write, taken now: a wrapper set on it later (startTestServer's trackWrites)
+  // calls this one, and must not be called back from here.
+  const original = store.write.bind(store)
+  const runAll = async (): Promise<void> => {
+    const now = asked.reverse()
+    asked = []
+    for (const run of now) await run()
+  }
+  const write = <T>(unit: Unit<T>, context?: UnitContext): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (asked.length === 0) setImmediate(() => void runAll())
+      asked.push(() => original(unit, context).then(resolve, reject))
+    })
+  return new Proxy(store, {
+    get: (target, key) => (key === 'write' ? write : key === 'writesInOrder' ? undefined : Reflect.get(target, key, target)),
+  })
 }

@@ -77,3 +77,14 @@ export function startDispatcher(server: TestServer, options: Partial<DispatcherO
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Reads until `done` holds of what was read, and answers it; fails after `ms`. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = await read()
+    if (done(value)) return value
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${JSON.stringify(value).slice(0, 500)}`)
+    await sleep(25)
+  }
+}

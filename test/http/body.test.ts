@@ -1,8 +1,11 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
+import { EventEmitter } from 'node:events'
 import http from 'node:http'
 import net, { type AddressInfo } from 'node:net'
-import { BodyCutOff, readBody } from '../../src/http/body.ts'
+import { BodyCutOff, giveBack, readBody } from '../../src/http/body.ts'
+import { listen } from '../../src/http/server.ts'
+import type { Handler } from '../../src/http/types.ts'
 
 /**
  * readBody takes a body that arrived with its headers straight from node:http's buffer, and
@@ -104,4 +107,63 @@ test('a client that goes away mid-body makes the read fail with BodyCutOff', asy
   const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1')
   socket.write(head('content-length: 13\r\n') + '{"a":', () => setTimeout(() => socket.destroy(), 20))
   assert.equal(await outcome, 'cut off')
+})
+
+test('issue 25: a body still arriving with its length declared is read into one buffer of that length, alone on its memory', async (t) => {
+  let got: Buffer | undefined
+  const server = http.createServer((req, res) => {
+    readBody(req, 10_000_000).then((body) => {
+      got = body
+      res.end('ok')
+    }, () => res.writeHead(500).end())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const body = 'x'.repeat(3_000_000)
+  const res = await send((server.address() as AddressInfo).port, [head(`content-length: ${body.length}\r\n`), body.slice(0, 1000), body.slice(1000)], 20)
+  assert.equal(res.status, 200)
+  assert.ok(got)
+  assert.equal(got.toString('latin1'), body)
+  assert.deepEqual([got.byteOffset, got.buffer.byteLength], [0, body.length])
+})
+
+test('issue 25: with its length declared, each chunk is copied as it comes and not kept (no second copy of a large body)', async () => {
+  // A stand-in for the request, so the test owns the chunks: each is spoiled right after it was
+  // handed over. A reader that kept them to join at the end would return the spoiled bytes.
+  const req = Object.assign(new EventEmitter(), { headers: { 'content-length': '6' }, destroyed: false, readableLength: 0 })
+  const read = readBody(req as unknown as http.IncomingMessage, 100)
+  await new Promise((resolve) => setImmediate(resolve))
+  for (const text of ['abc', 'def']) {
+    const chunk = Buffer.from(text)
+    req.emit('data', chunk)
+    chunk.fill('z')
+  }
+  req.emit('end')
+  assert.equal((await read).toString(), 'abcdef')
+})
+
+test('issue 25: a large body is given back when its request has been answered; a small one, or a slice of a larger buffer, is left alone', async (t) => {
+  const seen: Buffer[] = []
+  const keep: Handler = (ctx) => {
+    seen.push(ctx.rawBody)
+    return { status: 200, body: { length: ctx.rawBody.length } }
+  }
+  const server = await listen({
+    routes: [['POST', '/raw', keep, { rawBodyType: 'application/x-ndjson', maxBodyBytes: 10_000_000 }]],
+    maxBodyBytes: 1000, headersTimeoutMs: 5000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 1000,
+    onResponse: () => {}, logError: () => {},
+  }, '127.0.0.1', 0)
+  t.after(() => server.close(1000))
+  const post = async (size: number): Promise<unknown> => {
+    const res = await fetch(`${server.url}/raw`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: 'y'.repeat(size) })
+    return res.json()
+  }
+  assert.deepEqual(await post(2_000_000), { length: 2_000_000 })
+  assert.deepEqual(await post(500), { length: 500 })
+  // The handler had them whole; once answered, the large one's memory is released (a view of it
+  // reads as empty), the small one is as it was.
+  assert.deepEqual(seen.map((b) => b.length), [0, 500])
+  const slice = Buffer.alloc(3_000_000).subarray(0, 2_000_000)
+  giveBack(slice)
+  assert.equal(slice.length, 2_000_000, 'a slice of a larger buffer is not released')
 })

@@ -14,9 +14,14 @@ const SHOP = 'https://shop.example'
 const OTHER = 'https://evil.example'
 const EXPOSED = 'X-Request-Id, Retry-After, Idempotent-Replayed, WWW-Authenticate, Replenish-Dry-Run'
 
+/** The CORS headers of an answer; `Vary: Accept-Encoding` (compression, C18) is no CORS header. */
 function corsHeaders(res: TestResponse): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [name, value] of res.headers) if (name.startsWith('access-control-') || name === 'vary') out[name] = value
+  for (const [name, value] of res.headers) {
+    if (name.startsWith('access-control-')) out[name] = value
+    const vary = name === 'vary' ? value.split(',').map((v) => v.trim()).filter((v) => v.toLowerCase() !== 'accept-encoding') : []
+    if (vary.length > 0) out[name] = vary.join(', ')
+  }
   return out
 }
 

@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { runCli, tempDir, testDb } from '../cli/harness.ts'
+import { migratedDb, runCli, tempDir } from '../cli/harness.ts'
 import { snapshotAt } from '../helpers/rows.ts'
 import { generateImport } from './generate.ts'
 
@@ -16,7 +16,7 @@ const rows = (db: string): Promise<string> => snapshotAt(db, { lastUsed: true })
 
 test('import FILE prints what it did and exits 0; the same file again is all already present and changes nothing', async (t) => {
   const dir = tempDir(t)
-  const env = { REPLENISH_DB: await testDb(t) }
+  const env = { REPLENISH_DB: await migratedDb(t) }
   const file = join(dir, 'shop.jsonl')
   const g = generateImport(12)
   writeFileSync(file, '\uFEFF' + g.lines.join('\r\n') + '\r\n')
@@ -44,7 +44,7 @@ test('import FILE prints what it did and exits 0; the same file again is all alr
 
 test('a refused line is status 2 naming the file, the line and the field, and nothing is imported', async (t) => {
   const dir = tempDir(t)
-  const env = { REPLENISH_DB: await testDb(t) }
+  const env = { REPLENISH_DB: await migratedDb(t) }
   assert.equal((await runCli(['migrate'], env)).status, 0)
   const empty = await rows(env.REPLENISH_DB)
   const file = join(dir, 'shop.jsonl')
@@ -61,7 +61,7 @@ test('a refused line is status 2 naming the file, the line and the field, and no
 
 test('no file, a file that cannot be read, a directory or an empty file: status 2, one line, nothing written', async (t) => {
   const dir = tempDir(t)
-  const env = { REPLENISH_DB: await testDb(t) }
+  const env = { REPLENISH_DB: await migratedDb(t) }
   const blank = join(dir, 'blank.jsonl')
   writeFileSync(blank, '\n\n   \n')
   mkdirSync(join(dir, 'folder'))

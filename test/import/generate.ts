@@ -1,3 +1,5 @@
+import { costOf, lineMoney, totalsOf } from '../../src/domain/money.ts'
+
 /**
  * A generated import file (docs/import.md) of `n` subscriptions with everything they refer to,
  * and what the customer API must answer for each: ids with gaps, every state, paused ones with
@@ -24,6 +26,22 @@ const PROCESSING = ['pending', 'success', 'failed'] as const
 const pad = (n: number): string => String(n).padStart(2, '0')
 const time = (year: number, i: number): string => `${year}-${pad((i % 12) + 1)}-${pad((i % 28) + 1)}T${pad(i % 24)}:${pad(i % 60)}:${pad((i * 7) % 60)}.${String(i % 1000).padStart(3, '0')}Z`
 
+/** The catalog's prices (C16), by subscribable id, and its discounts in basis points. */
+const PRICES: Record<number, Record<string, string>> = { 11: { CAD: '31.50', EUR: '22.00', USD: '24.00' }, 12: { CAD: '11.25', USD: '8.50' }, 13: {} }
+const DISCOUNTS: Record<number, number> = { 11: 1000, 12: 0, 13: 500 }
+
+/** The body as C16 shows it: each line's price, discount and total, and the subscription's totals. */
+function priced(body: Record<string, any>, currency: string): Record<string, any> {
+  const unit = (id: number): bigint | null => (PRICES[id]?.[currency] === undefined ? null : BigInt((PRICES[id] as Record<string, string>)[currency]!.replace('.', '')))
+  const lines = (body['line_items'] as { subscribable_id: number; quantity: number }[])
+  const totals = totalsOf(lines.map((li) => costOf(li.quantity, unit(li.subscribable_id), DISCOUNTS[li.subscribable_id] ?? 0)), currency)
+  return {
+    ...body,
+    ...totals,
+    line_items: lines.map((li) => ({ ...li, ...lineMoney(li.quantity, unit(li.subscribable_id), DISCOUNTS[li.subscribable_id] ?? 0, currency) })),
+  }
+}
+
 export function generateImport(n: number): GeneratedImport {
   const users = Math.max(1, Math.ceil(n / 5))
   const userId = (u: number): number => 100 + 2 * u
@@ -43,9 +61,10 @@ export function generateImport(n: number): GeneratedImport {
   for (let u = 0; u < users; u++) {
     line({ type: 'payment_source', id: 500 + u, user_id: userId(u), payment_method_id: 3, kind: 'credit_card', brand: 'visa', last_digits: String(1000 + (u % 9000)), month: (u % 12) + 1, year: 2030, gateway_reference: `cus_${u}/pm_${u}`, created_at: time(2022, u), updated_at: time(2022, u + 1) })
   }
-  line({ type: 'subscribable', id: 11, sku: 'COFFEE-1KG', name: 'Coffee beans, 1 kg' })
-  line({ type: 'subscribable', id: 12, sku: 'TEA-250G', name: 'Green tea, 250 g', created_at: time(2019, 3) })
-  line({ type: 'subscribable', id: 13, sku: 'OLD-BLEND', name: 'Retired blend', subscribable: false })
+  // C16: prices per currency and a discount; tea has no EUR price, the retired blend none at all.
+  line({ type: 'subscribable', id: 11, sku: 'COFFEE-1KG', name: 'Coffee beans, 1 kg', prices: PRICES[11], discount_percent: '10' })
+  line({ type: 'subscribable', id: 12, sku: 'TEA-250G', name: 'Green tea, 250 g', prices: PRICES[12], created_at: time(2019, 3) })
+  line({ type: 'subscribable', id: 13, sku: 'OLD-BLEND', name: 'Retired blend', subscribable: false, discount_percent: '5' })
 
   const subscriptions: Record<string, any>[] = []
   let lineItems = 0
@@ -71,16 +90,17 @@ export function generateImport(n: number): GeneratedImport {
     }))
     lineItems += items.length
     maxLineItem = Math.max(maxLineItem, ...items.map((li) => li.id))
+    const currency = CURRENCIES[i % 3] as string
     const body = {
       id, user_id: user, state, paused, interval_length: (i % 3) + 1, interval_units: units,
       actionable_date: actionable, end_date: i % 6 === 0 ? `2027-${pad((i % 12) + 1)}-15` : null,
       skip_count: i % 4, successive_skip_count: i % 2,
       payment_method_id: i % 2 === 0 ? 3 : null, payment_source_id: i % 2 === 0 ? 500 + (i % users) : null,
-      currency: CURRENCIES[i % 3], processing_state: PROCESSING[i % 3],
+      currency, processing_state: PROCESSING[i % 3],
       shipping_address: i % 3 === 0 ? null : address('Ship'), billing_address: i % 4 === 0 ? address('Bill') : null,
       line_items: items, created_at, updated_at,
     }
-    subscriptions.push(body)
+    subscriptions.push(priced(body, currency))
     // The second item leaves its times out: they are the subscription's.
     const fileItems = items.map(({ subscription_id: _, ...li }, k) => (k === 0 ? li : { id: li.id, subscribable_id: li.subscribable_id, quantity: li.quantity }))
     line({ type: 'subscription', ...body, line_items: fileItems })

@@ -1,15 +1,15 @@
 /**
- * One import line read and checked (src/domain/import-line.ts), the comparison with a stored row
- * that makes a second import change nothing (import-compare.ts), and the 422 text (import-errors.ts).
+ * One import line read and checked (src/domain/import/line.ts), the comparison with a stored row
+ * that makes a second import change nothing (import/compare.ts), and the 422 text (import/errors.ts).
  * Pure: no database, no server.
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { parseImportLine } from '../../src/domain/import-line.ts'
-import { differences } from '../../src/domain/import-compare.ts'
-import { ImportLineError } from '../../src/domain/import-errors.ts'
-import type { ImportContext, ImportRecord } from '../../src/domain/import-records.ts'
+import { parseImportLine } from '../../src/domain/import/line.ts'
+import { differences } from '../../src/domain/import/compare.ts'
+import { ImportLineError } from '../../src/domain/import/errors.ts'
+import type { ImportContext, ImportRecord } from '../../src/domain/import/records.ts'
 
 const NOW = '2026-11-22T10:00:00.000Z'
 const ctx: ImportContext = {
@@ -52,7 +52,7 @@ test('a subscription keeps every given id, date and counter; past dates are fine
     created_on: '2019-12-31', created_at: '2020-01-01T03:30:00.123Z', updated_at: '2021-02-03T02:05:06.789Z',
   })
   assert.deepEqual(r.row.line_items.map((li) => li.item), [
-    { id: 90, subscription_id: 42, subscribable_id: 5, quantity: 2, created_at: '2020-01-01T00:00:00.000Z', updated_at: '2021-02-03T02:05:06.789Z' },
+    { id: 90, subscription_id: 42, subscribable_id: 5, quantity: 2, one_time: false, created_at: '2020-01-01T00:00:00.000Z', updated_at: '2021-02-03T02:05:06.789Z' },
   ])
 
   const utc = parseImportLine(JSON.stringify(sub({ created_at: '2020-01-01T03:30:00.000Z' })), 1, { ...ctx, timeZone: 'UTC' })
@@ -110,7 +110,7 @@ test('times need their zone and become UTC with milliseconds; an absent or null 
     }, bad)
   }
   const r = read({ type: 'user', id: 1, email: 'a@b', created_at: null, updated_at: '2026-11-22T05:00+01:00' })
-  assert.deepEqual(r.row, { id: 1, email: 'a@b', external_id: null, created_at: NOW, updated_at: '2026-11-22T04:00:00.000Z' })
+  assert.deepEqual(r.row, { id: 1, email: 'a@b', external_id: null, locale: null, email_notifications: true, created_at: NOW, updated_at: '2026-11-22T04:00:00.000Z' })
   assert.deepEqual([...r.given].sort(), ['email', 'id', 'updated_at'])
 })
 
@@ -164,4 +164,21 @@ test('a stored row is compared on the fields the line gave only; addresses whate
   if (key.type !== 'api_key') return assert.fail()
   assert.deepEqual(differences(key, { ...key.row, id: 12, created_at: '2001-01-01T00:00:00.000Z' }), [])
   assert.deepEqual(differences(key, { ...key.row, user_id: 4 }), ['user_id'])
+})
+
+test('C16: a subscribable line carries prices and a discount, read as the admin API reads them', () => {
+  const r = read({ type: 'subscribable', id: 5, sku: 'COF', name: 'Coffee', prices: { usd: '12.5', JPY: '1250', EUR: null }, discount_percent: '10.00' })
+  assert.equal(r.type, 'subscribable')
+  if (r.type !== 'subscribable') return
+  assert.deepEqual(r.row.prices, { JPY: '1250', USD: '12.50' })
+  assert.equal(r.row.discount_percent, '10')
+  const bare = read({ type: 'subscribable', id: 6, sku: 'TEA', name: 'Tea' })
+  assert.deepEqual(bare.type === 'subscribable' && [bare.row.prices, bare.row.discount_percent, bare.given.has('prices')], [{}, '0', false])
+  assert.deepEqual(refusal({ type: 'subscribable', id: 5, sku: 'COF', name: 'Coffee', prices: { USD: 12.5, XYZ: '1' }, discount_percent: '101' }).errors, {
+    'prices.USD': ['is not a valid amount'], prices: ['has an unknown currency: XYZ'], discount_percent: ['must be between 0 and 100'],
+  })
+  // The same prices written another way are the same; another amount differs.
+  const stored = { id: 5, sku: 'COF', name: 'Coffee', subscribable: true, prices: { JPY: '1250', USD: '12.50' }, discount_percent: '10', created_at: NOW, updated_at: NOW }
+  assert.deepEqual(differences(r, stored), [])
+  assert.deepEqual(differences(r, { ...stored, prices: { USD: '12.50' }, discount_percent: '5' }), ['prices', 'discount_percent'])
 })

@@ -19,6 +19,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 // A copy of ../shared/spec/solidus-schema.sql (the contract's reference shop database), kept in the
 // repository so that a clean clone (CI) has it.
 const SCHEMA = join(ROOT, 'test/import/fixtures/solidus-schema.sql')
+// spree_prices, which the schema leaves out, as Solidus defines it (the file says how), for C16's prices.
+const PRICES = join(ROOT, 'test/import/fixtures/solidus-prices.sql')
 const KEYS: Record<number, string> = {
   1: 'c94c63f911a50753fea895590fee5f2404736b931433a56b',
   2: '5ca286537b9d1776d59bed96f80b4437215ca69eac038b7b',
@@ -40,28 +42,39 @@ const MARIA_SHIP = address('Maria', 'Lopez', { address1: '245 W 17th St', addres
 const MARIA_BILL = address('Maria', 'Lopez', { company: 'Lopez & Co. LLC', address1: '1 Liberty Plaza', address2: 'Floor 12', city: 'New York', zipcode: '10006', state_name: 'New York', country_iso: 'US', phone: '212-555-0198' })
 const DANIEL = address('Daniel', 'Tremblay', { address1: '88 Queen St W', city: 'Toronto', zipcode: 'M5H 2N2', state_name: 'Ontario', country_iso: 'CA', phone: '416-555-0172' })
 const PRIYA = address('Priya', 'Raman', { address1: '19 Elmwood Ave', city: 'Buffalo', zipcode: '14201', state_name: 'New York', country_iso: 'US', phone: '716-555-0110' })
-const item = (id: number, subscription_id: number, subscribable_id: number, quantity: number, created_at: string, updated_at = created_at) =>
-  ({ id, subscription_id, subscribable_id, quantity, created_at, updated_at })
+/**
+ * C16: the variants' live prices for every country (solidus-prices.sql): variant 1 USD 18.50,
+ * EUR 17.00, CAD 24.00; variant 2 USD 7.25, CAD 9.75 (the newer of two), JPY 1100. No discount.
+ */
+const PRICE: Record<string, Record<number, string>> = { USD: { 1: '18.50', 2: '7.25' }, CAD: { 1: '24.00', 2: '9.75' } }
+const money = (currency: string, subscribable_id: number, quantity: number) => {
+  const price = PRICE[currency]?.[subscribable_id] as string
+  return { price, discount_percent: '0', total: (Number(price.replace('.', '')) * quantity / 100).toFixed(2) }
+}
+const item = (id: number, subscription_id: number, subscribable_id: number, quantity: number, created_at: string, updated_at = created_at, currency = 'USD') =>
+  ({ id, subscription_id, subscribable_id, quantity, ...money(currency, subscribable_id, quantity), created_at, updated_at })
+/** The totals of the next delivery (no discounts: subtotal = total). */
+const totals = (subtotal: string) => ({ subtotal, discount_total: '0.00', total: subtotal })
 
 /** The seed's five subscriptions as C3 renders them (solidus-schema.sql, SEED). */
 const EXPECTED = [
   {
     id: 1, user_id: 1, state: 'active', paused: false, interval_length: 1, interval_units: 'month', actionable_date: '2026-12-04', end_date: null,
-    skip_count: 1, successive_skip_count: 1, payment_method_id: 1, payment_source_id: 1, currency: 'USD', processing_state: 'success',
+    skip_count: 1, successive_skip_count: 1, payment_method_id: 1, payment_source_id: 1, currency: 'USD', ...totals('44.25'), processing_state: 'success',
     shipping_address: MARIA_SHIP, billing_address: MARIA_BILL,
     line_items: [item(1, 1, 1, 2, '2026-08-04T15:08:15.450Z', '2026-08-04T15:13:11.910Z'), item(2, 1, 2, 1, '2026-09-20T11:02:48.771Z')],
     created_at: '2026-08-04T15:13:11.904Z', updated_at: '2026-10-28T19:41:06.337Z',
   },
   {
     id: 2, user_id: 2, state: 'canceled', paused: false, interval_length: 2, interval_units: 'week', actionable_date: null, end_date: null,
-    skip_count: 0, successive_skip_count: 0, payment_method_id: 1, payment_source_id: 2, currency: 'CAD', processing_state: 'success',
+    skip_count: 0, successive_skip_count: 0, payment_method_id: 1, payment_source_id: 2, currency: 'CAD', ...totals('9.75'), processing_state: 'success',
     shipping_address: DANIEL, billing_address: DANIEL,
-    line_items: [item(3, 2, 2, 1, '2025-09-12T12:53:44.618Z', '2025-09-12T13:05:04.124Z')],
+    line_items: [item(3, 2, 2, 1, '2025-09-12T12:53:44.618Z', '2025-09-12T13:05:04.124Z', 'CAD')],
     created_at: '2025-09-12T13:05:04.118Z', updated_at: '2025-10-01T21:48:12.904Z',
   },
   {
     id: 3, user_id: 3, state: 'pending_cancellation', paused: false, interval_length: 1, interval_units: 'month', actionable_date: '2026-11-21', end_date: '2027-10-21',
-    skip_count: 0, successive_skip_count: 0, payment_method_id: 1, payment_source_id: 3, currency: 'USD', processing_state: 'pending',
+    skip_count: 0, successive_skip_count: 0, payment_method_id: 1, payment_source_id: 3, currency: 'USD', ...totals('18.50'), processing_state: 'pending',
     shipping_address: PRIYA, billing_address: PRIYA,
     line_items: [item(4, 3, 1, 1, '2026-10-21T07:31:09.310Z', '2026-10-21T07:36:04.226Z')],
     created_at: '2026-10-21T07:36:04.220Z', updated_at: '2026-11-18T10:25:02.660Z',
@@ -69,14 +82,14 @@ const EXPECTED = [
   {
     // No billing address and no payment method of its own: the user's default bill address and wallet card, as Solidus uses them.
     id: 4, user_id: 1, state: 'inactive', paused: false, interval_length: 1, interval_units: 'month', actionable_date: null, end_date: '2025-01-31',
-    skip_count: 1, successive_skip_count: 0, payment_method_id: 1, payment_source_id: 1, currency: 'USD', processing_state: 'success',
+    skip_count: 1, successive_skip_count: 0, payment_method_id: 1, payment_source_id: 1, currency: 'USD', ...totals('21.75'), processing_state: 'success',
     shipping_address: MARIA_SHIP, billing_address: MARIA_BILL,
     line_items: [item(5, 4, 2, 3, '2024-11-10T14:22:37.015Z')],
     created_at: '2024-11-10T14:22:37.009Z', updated_at: '2025-01-10T06:00:14.552Z',
   },
   {
     id: 5, user_id: 3, state: 'active', paused: true, interval_length: 2, interval_units: 'month', actionable_date: null, end_date: null,
-    skip_count: 0, successive_skip_count: 0, payment_method_id: 1, payment_source_id: 3, currency: 'USD', processing_state: 'failed',
+    skip_count: 0, successive_skip_count: 0, payment_method_id: 1, payment_source_id: 3, currency: 'USD', ...totals('14.50'), processing_state: 'failed',
     shipping_address: PRIYA, billing_address: PRIYA,
     line_items: [item(6, 5, 2, 2, '2026-08-01T18:20:33.890Z', '2026-08-01T18:30:07.310Z')],
     created_at: '2026-08-01T18:30:07.304Z', updated_at: '2026-10-02T07:31:40.118Z',
@@ -87,6 +100,7 @@ test("docs/import.md's export SQL on solidus-schema.sql in PostgreSQL, imported:
   const pg = await startPostgres(t)
   await pg.psql('postgres', ['-c', 'CREATE DATABASE solidus'])
   await pg.psql('solidus', ['-f', SCHEMA])
+  await pg.psql('solidus', ['-f', PRICES])
   const sqlFile = join(tempDir(t), 'export.sql')
   writeFileSync(sqlFile, exportSql())
   // The command the page gives: -X -q -A -t -v ON_ERROR_STOP=1 (psql() adds -X -q and ON_ERROR_STOP).
@@ -107,6 +121,12 @@ test("docs/import.md's export SQL on solidus-schema.sql in PostgreSQL, imported:
     assert.equal(got.status, 200, got.text)
     assert.deepEqual(got.body, expected, `subscription ${expected.id}`)
   }
+  // C16: the catalog carries the variants' prices as Solidus has them for every country.
+  const catalog = await server.request('GET', '/admin/api/v1/subscribables', { key: ADMIN_TOKEN })
+  assert.deepEqual(catalog.body.subscribables.map((c: { id: number; prices: object; discount_percent: string }) => [c.id, c.prices, c.discount_percent]), [
+    [1, { CAD: '24.00', EUR: '17.00', USD: '18.50' }, '0'],
+    [2, { CAD: '9.75', JPY: '1100', USD: '7.25' }, '0'],
+  ])
   const maria = await server.request('GET', '/api/v1/subscriptions', { key: KEYS[1] })
   assert.deepEqual(maria.body.subscriptions.map((s: { id: number }) => s.id), [1, 4])
   assert.equal((await server.request('GET', '/api/v1/subscriptions/2', { key: KEYS[1] })).status, 401)

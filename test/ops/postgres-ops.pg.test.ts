@@ -50,7 +50,7 @@ test('a database whose schema is newer than the binary: exit 3, saying so', asyn
   await store.close()
   const run = await runCli(['migrate'], { REPLENISH_DB: db })
   assert.equal(run.status, 3)
-  assert.match(run.stderr.join('\n'), new RegExp(String.raw`schema is version 99, newer than this replenish understands \(version ${POSTGRES_SCHEMA_VERSION}\)`))
+  assert.ok(run.stderr.join('\n').includes(`schema is version 99, newer than this replenish understands (version ${POSTGRES_SCHEMA_VERSION})`), run.stderr.join('\n'))
 })
 
 test('a database that does not exist is exit 3, an unreachable server exit 1; neither prints the password', async () => {

@@ -25,9 +25,10 @@ function collect(res: http.IncomingMessage): Promise<Answer> {
 
 test('SIGTERM: a slow request in flight finishes, new connections are refused, the database is closed, exit 0', async (t) => {
   const db = join(tempDir(t), 'r.db')
+  assert.equal((await runCli(['migrate'], { REPLENISH_DB: db })).status, 0)
   assert.equal((await runCli(['users', 'create', '--email', 'ann@example.com'], { REPLENISH_DB: db })).status, 0)
   const key = (await runCli(['keys', 'create', '--user', '1'], { REPLENISH_DB: db })).stdout.at(-1) as string
-  const child = spawnCli(t, ['serve'], { env: { REPLENISH_DB: db, REPLENISH_PORT: '0', REPLENISH_PROCESS_EVERY: '0' } })
+  const child = spawnCli(t, ['serve'], { env: { REPLENISH_DB: db, REPLENISH_PORT: '0', REPLENISH_PROCESS_EVERY: '0', REPLENISH_ADMIN_TOKEN: 'an-admin-token-for-this-test' } })
   const url = (await child.waitFor(/^replenish listening on (http:\S+)$/m))[1] as string
 
   // Headers now (Expect: 100-continue tells us the server has the request in hand), the body later.

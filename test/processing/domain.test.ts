@@ -70,7 +70,7 @@ test('a subscription not yet due ends once its end date has passed with its next
 
 const installment: Installment = {
   id: 7, subscription_id: 3, user: { id: 2, email: 'a@example.com', external_id: null }, due_date: '2026-01-31', state: 'pending', retry_at: null, first_failed_at: null, replayable_attempt_id: null,
-  line_items: [], shipping_address: null, billing_address: null, payment_method_id: null, payment_source_id: null, currency: 'USD',
+  line_items: [], shipping_address: null, billing_address: null, payment_method_id: null, payment_source_id: null, currency: 'USD', subtotal: '0.00', discount_total: '0.00', total: '0.00',
   created_at: '2026-01-31T00:00:00.000Z', updated_at: '2026-01-31T00:00:00.000Z',
 }
 const attempt = (result: string, order_reference: string | null = null): Attempt => ({

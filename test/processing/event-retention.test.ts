@@ -97,3 +97,31 @@ test('0 keeps every event; a pass with nothing old enough deletes nothing', asyn
   assert.equal(await eventRetention({ store: server.store, days: 5, log: () => {} }).runOnce(Date.now()), 1)
   assert.equal(await countRows(server.store, 'events'), 2)
 })
+
+test('C17: an event whose mail is pending stays (the mail is rendered from it when sent); settled mails older than the retention go', async (t) => {
+  const server = await startTestServer(t, { REPLENISH_SMTP_URL: 'smtp://127.0.0.1:9', REPLENISH_MAIL_FROM: 'shop@example.com', REPLENISH_PUBLIC_URL: 'https://shop.example' })
+  const user = await seedUser(server.store)
+  const first = await createSubscription(server, user.key)
+  const second = await createSubscription(server, user.key)
+  for (const sub of [first, second]) await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: user.key })
+  await createSubscription(server, user.key) // a later event: the pending mail's is not the newest
+  const all = (await server.request('GET', '/admin/api/v1/events?limit=100', { key: ADMIN_TOKEN })).body.events as { id: number; type: string }[]
+  const mails = (await server.request('GET', '/admin/api/v1/emails', { key: ADMIN_TOKEN })).body.emails as { id: number; event_id: number }[]
+  assert.deepEqual(mails.map((m) => m.event_id), all.filter((e) => e.type === 'subscription.canceled').map((e) => e.id))
+  // Mails are made at their event's time: aged with them.
+  const before = await testSql(server.store).all('SELECT id, created_ms FROM emails ORDER BY id')
+  await age(server, all.map((e) => e.id), 500)
+  for (const m of before) await testSql(server.store).run('UPDATE emails SET created_ms = ? WHERE id = ?', Number(m['created_ms']) - 500 * DAY_MS, m['id'])
+  // The first mail was sent; the second still waits.
+  await testSql(server.store).run("UPDATE emails SET state = 'sent', due_ms = NULL WHERE id = ?", mails[0]!.id)
+
+  await eventRetention({ store: server.store, days: 400, log: () => {}, batch: 2 }).runOnce(Date.now())
+  const left = (await server.request('GET', '/admin/api/v1/events?limit=100', { key: ADMIN_TOKEN })).body.events.map((e: any) => e.id)
+  assert.deepEqual(left, all.filter((e) => e.id >= mails[1]!.event_id).map((e) => e.id), 'from the pending mail\'s event on, events stay')
+  assert.deepEqual(await idsOf(server, 'emails'), [mails[1]!.id], 'the sent one went; the pending one stays')
+  // Settled, the last one stays still: the newest row always does (its id is never handed out again).
+  await testSql(server.store).run("UPDATE emails SET state = 'failed', due_ms = NULL")
+  await eventRetention({ store: server.store, days: 400, log: () => {}, batch: 2 }).runOnce(Date.now())
+  assert.deepEqual(await idsOf(server, 'emails'), [mails[1]!.id])
+  assert.deepEqual((await server.request('GET', '/admin/api/v1/events?limit=100', { key: ADMIN_TOKEN })).body.events.map((e: any) => e.id), [all.at(-1)!.id])
+})

@@ -100,7 +100,7 @@ test('`serve` catches up at start on its schedule, logs the run, shows it on /me
   const log = JSON.parse(stderr.split('\n').find((l) => l.includes('"msg":"processor run"')) ?? '{}')
   assert.deepEqual({ ...log, time: undefined, ms: undefined }, {
     time: undefined, level: 'info', msg: 'processor run', as_of: '2026-01-20', processed: 4, installments: 4, ended: 0, canceled: 0,
-    resumed: 0, retries_due: 0, abandoned: 0, completed: true, ms: undefined,
+    resumed: 0, retries_due: 0, abandoned: 0, upcoming: 0, completed: true, ms: undefined,
   })
   const metrics = await (await fetch(`${url}/metrics`)).text()
   assert.match(metrics, /^replenish_installments\{state="pending"\} 4$/m)

@@ -72,10 +72,11 @@ test('running twice on the same day makes nothing twice', async (t) => {
   assert.equal(await server.store.events.countOfSubscription(sub.id), before)
 })
 
-test('the installment is a snapshot: line items with sku and name, addresses, payment ids, currency; later changes leave it alone', async (t) => {
+test('the installment is a snapshot: line items with sku, name and price (C16), addresses, payment ids, currency, totals; later changes leave it alone', async (t) => {
   const { server, alice, item, show } = await setup(t)
   const payment = await seedPayment(server.store, alice.id)
-  const other = await seedSubscribable(server.store)
+  const other = await seedSubscribable(server.store, { prices: { EUR: '3.33', USD: '3.99' } })
+  await admin(server, 'PATCH', `/subscribables/${item}`, { subscribable: { prices: { EUR: '12.50' }, discount_percent: '10' } })
   const sub = await createSubscription(server, alice.key, {
     actionable_date: '2026-01-20', currency: 'EUR', payment_method_id: payment.methodId, payment_source_id: payment.sourceId,
     shipping_address_attributes: ADDRESS, billing_address_attributes: { ...ADDRESS, firstname: 'Bill' },
@@ -92,12 +93,14 @@ test('the installment is a snapshot: line items with sku and name, addresses, pa
     id: made.id, subscription_id: sub.id,
     user: { id: alice.id, email: (await admin(server, 'GET', `/users/${alice.id}`)).body.email, external_id: null },
     due_date: '2026-02-20', state: 'pending', retry_at: null,
+    // 2 × 12.50 less 10 % = 22.50; 5 × 3.33 = 16.65 (the catalog's EUR prices when it was made).
     line_items: [
-      { subscribable_id: item, sku: await sku(item), name: 'Coffee', quantity: 2 },
-      { subscribable_id: other, sku: await sku(other), name: 'Coffee', quantity: 5 },
+      { subscribable_id: item, sku: await sku(item), name: 'Coffee', quantity: 2, price: '12.50', discount_percent: '10', total: '22.50' },
+      { subscribable_id: other, sku: await sku(other), name: 'Coffee', quantity: 5, price: '3.33', discount_percent: '0', total: '16.65' },
     ],
     shipping_address: sub.shipping_address, billing_address: sub.billing_address,
-    payment_method_id: payment.methodId, payment_source_id: payment.sourceId, currency: 'EUR', attempts: [],
+    payment_method_id: payment.methodId, payment_source_id: payment.sourceId, currency: 'EUR',
+    subtotal: '41.65', discount_total: '2.50', total: '39.15', attempts: [],
     created_at: res.body.created_at, updated_at: res.body.created_at,
   }
   assert.deepEqual(res.body, expected)
@@ -111,10 +114,16 @@ test('the installment is a snapshot: line items with sku and name, addresses, pa
   assert.equal(after.actionable_date, '2026-03-20')
   assert.equal(after.successive_skip_count, 0)
   assert.equal(after.skip_count, 1)
-  // Renaming the catalog item or changing the quantity afterwards does not rewrite the snapshot.
-  await admin(server, 'PATCH', `/subscribables/${item}`, { subscribable: { name: 'Decaf' } })
+  // Renaming the catalog item, changing its price or discount, or the quantity afterwards does
+  // not rewrite the snapshot (C16: the amount the shop charges); the subscription follows the catalog.
+  await admin(server, 'PATCH', `/subscribables/${item}`, { subscribable: { name: 'Decaf', prices: { EUR: '99.00' }, discount_percent: '0' } })
+  await admin(server, 'PATCH', `/subscribables/${other}`, { subscribable: { prices: { EUR: null } } })
   await server.request('PATCH', `/api/v1/line_items/${after.line_items[0].id}`, { key: alice.key, json: { subscription_line_item: { quantity: 9 } } })
   assert.deepEqual((await admin(server, 'GET', `/installments/${made.id}`)).body, expected)
+  const created = (await server.store.events.ofSubscription(sub.id, 0, 20)).find((e) => e.type === 'installment.created')
+  assert.deepEqual(created?.data, { object: expected })
+  const now = await show(sub.id)
+  assert.deepEqual([now.line_items[0].price, now.line_items[0].total, now.line_items[1].price, now.total], ['99.00', '891.00', null, null])
 })
 
 test('a pending cancellation gets its last installment, then is canceled; the installment stays pending', async (t) => {
@@ -172,7 +181,8 @@ test('a paused subscription is processed once its resume date arrives, and resum
   assert.deepEqual((await installmentsOf(server.store, dated.id)).map((i) => i.due_date), ['2026-02-05'])
   const after = await show(dated.id)
   assert.deepEqual([after.paused, after.actionable_date, after.state], [false, '2026-03-05', 'active'])
-  assert.deepEqual((await eventTypes(server.store, dated.id)).slice(-3), ['subscription.paused', 'installment.created', 'subscription.resumed'])
+  // The run the day before told of the resume date (C17: a paused subscription acts on its resume date).
+  assert.deepEqual((await eventTypes(server.store, dated.id)).slice(-4), ['subscription.paused', 'subscription.upcoming', 'installment.created', 'subscription.resumed'])
   await processAsOf(server, '2027-01-01')
   assert.equal((await installmentsOf(server.store, forever.id)).length, 0)
   assert.deepEqual([(await show(forever.id)).paused, (await show(forever.id)).actionable_date], [true, null])

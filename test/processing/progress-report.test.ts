@@ -36,10 +36,13 @@ test('the last progress line is printed once, also when the walk by id ends afte
 
 test('the summary counts in the singular for one and in the plural otherwise', () => {
   const base: RunSummary = {
-    ran: true, asOf: '2026-01-31', examined: 1, processed: 1, installments: 1, ended: 0, canceled: 0, resumed: 0, retriesDue: 1, abandoned: 0, completed: true, elapsedMs: 1234,
+    ran: true, asOf: '2026-01-31', examined: 1, total: 1, processed: 1, installments: 1, ended: 0, canceled: 0, resumed: 0, retriesDue: 1, abandoned: 0, upcoming: 0, completed: true, elapsedMs: 1234,
   }
   assert.equal(formatSummary(base),
     'processed 1 subscription as of 2026-01-31 in 1.2 s (examined 1 due): 1 installment made, 0 ended, 0 canceled, 0 resumed; 1 retry due, 0 abandoned')
   assert.equal(formatSummary({ ...base, examined: 3, processed: 2, installments: 2, retriesDue: 0 }),
     'processed 2 subscriptions as of 2026-01-31 in 1.2 s (examined 3 due): 2 installments made, 0 ended, 0 canceled, 0 resumed; 0 retries due, 0 abandoned')
+  // C17: the upcoming deliveries told of, only when there were some.
+  assert.match(formatSummary({ ...base, upcoming: 1 }), /0 abandoned; 1 upcoming delivery announced$/)
+  assert.match(formatSummary({ ...base, upcoming: 3 }), /0 abandoned; 3 upcoming deliveries announced$/)
 })

@@ -37,7 +37,7 @@ test('the schedule runs once at start and logs what it did; a second start is ig
   await schedule.stop()
   assert.deepEqual(log.map((e) => ({ ...e, time: undefined, ms: undefined })), [{
     time: undefined, level: 'info', msg: 'processor run', as_of: '2026-02-01', processed: 3, installments: 3, ended: 0, canceled: 0,
-    resumed: 0, retries_due: 0, abandoned: 0, completed: true, ms: undefined,
+    resumed: 0, retries_due: 0, abandoned: 0, upcoming: 0, completed: true, ms: undefined,
   }])
   assert.equal(await countRows(store, 'installments'), 3)
   assert.equal(await countRows(store, 'process_runs'), 1)

@@ -141,13 +141,13 @@ test("a unit's tx used outside its unit rejects: after the unit, and while anoth
 
 test("a repository's synchronous throw becomes a rejected promise, in a unit and in a read", async (t) => {
   const h = scratchStore(t)
-  await h.store.write(async (tx) => tx.catalog.createSubscribable('SKU-1', 'One', true))
+  await h.store.write(async (tx) => tx.catalog.createSubscribable({ sku: 'SKU-1', name: 'One', subscribable: true, discount_bp: 0, prices: new Map() }))
   let threw = false
   await assert.rejects(h.store.write(async (tx) => {
     h.insert(1)
     let duplicate: Promise<unknown> | undefined
     try {
-      duplicate = tx.catalog.createSubscribable('SKU-1', 'Again', true) // UNIQUE sku: SQLite throws
+      duplicate = tx.catalog.createSubscribable({ sku: 'SKU-1', name: 'Again', subscribable: true, discount_bp: 0, prices: new Map() }) // UNIQUE sku: SQLite throws
     } catch {
       threw = true
     }

@@ -5,7 +5,7 @@ import { getPriority, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { openSqliteStore } from '../../src/store/sqlite/store.ts'
-import { CHECKPOINT_NICE, CONVERGED_FRAMES, Checkpointer, RESTART_FRAMES } from '../../src/store/sqlite/checkpointer.ts'
+import { CHECKPOINT_NICE, CONVERGED_FRAMES, Checkpointer, MAX_FRAMES, RESTART_FRAMES, WORKER_SOURCE } from '../../src/store/sqlite/checkpointer.ts'
 import { until } from '../helpers/wait.ts'
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
@@ -185,6 +185,65 @@ test('the WAL restarts only after a thread run with little left to copy; a long 
   checkpointer.afterCommit()
   assert.equal(counts.inline, 1, 'the restart after the run that copied few')
   assert.equal(checkpointer.frames, 0, 'the WAL starts over')
+})
+
+test('issue 25: past MAX_FRAMES the WAL restarts after the thread caught up, however much its run copied', async (t) => {
+  const { db, file } = walDatabase(t)
+  const checkpointer = new Checkpointer(db, file, () => {}, scriptedThread([
+    [0, MAX_FRAMES - 1_000, MAX_FRAMES - 1_000], // long, but copied far more than CONVERGED_FRAMES: another run
+    [0, MAX_FRAMES, MAX_FRAMES], // copied 1,000 again (writes outpace the thread), but the WAL is at its bound
+  ]))
+  t.after(() => checkpointer.stop())
+  const counts = checkpointer.counts
+  checkpointer.afterCommit()
+  await until('the first run answered', () => counts.background === 1)
+  checkpointer.afterCommit()
+  await until('the second run answered', () => counts.background === 2)
+  assert.equal(counts.inline, 0)
+  checkpointer.afterCommit()
+  assert.equal(counts.inline, 1, 'the restart, without waiting for a run with little left')
+})
+
+test('issue 25: under writes faster than the thread copies, the WAL still starts over near MAX_FRAMES instead of growing with the load', { timeout: 120_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'replenish-ckpt-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'c.db')
+  const errors: string[] = []
+  // The real thread, made as slow as writes that outpace it (a starved core, a slow disk): before
+  // each checkpoint it waits until the WAL file has grown by three times CONVERGED_FRAMES frames
+  // (4 KiB pages and their 24-byte headers), so no run of it ever has little left to copy. (At most
+  // 2 s, so that it never hangs; once the WAL starts over the file no longer grows.)
+  const checkpointCall = 'parentPort.postMessage({ result: checkpoint.get() })'
+  assert.ok(WORKER_SOURCE.includes(checkpointCall))
+  const outpaced = `
+    const walSize = () => { try { return require('node:fs').statSync(workerData.file + '-wal').size } catch { return 0 } }
+    const pause = new Int32Array(new SharedArrayBuffer(4))
+    const from = walSize()
+    for (let waited = 0; walSize() < from + ${3 * CONVERGED_FRAMES} * 4120 && waited < 2000; waited += 5) Atomics.wait(pause, 0, 0, 5)
+    ${checkpointCall}`
+  const slowed = WORKER_SOURCE.replace(checkpointCall, outpaced)
+  const store = openSqliteStore(file, { synchronous: 'FULL', createDirectory: false, backgroundCheckpoints: true, onBackgroundError: (m) => errors.push(m), checkpointThreadSource: slowed })
+  t.after(async () => {
+    await store.stopBackground()
+    await store.close()
+  })
+  store.db.exec('CREATE TABLE blobs (n INTEGER PRIMARY KEY, data BLOB NOT NULL)')
+  const insert = store.db.prepare('INSERT INTO blobs (n, data) VALUES (?, randomblob(3000))')
+  const pageSize = (store.db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size
+  // A page a unit, 20 units a batch, without a pause, until the WAL started over or passed three
+  // times its bound (where it would be without one).
+  let n = 0
+  let walMax = 0
+  while (store.checkpoints()!.inline === 0 && walMax < 3 * MAX_FRAMES * pageSize) {
+    const batch: Promise<void>[] = []
+    for (let i = 0; i < 20; i++) batch.push(store.write(async () => void insert.run(++n)))
+    await Promise.all(batch)
+    walMax = Math.max(walMax, statSync(`${file}-wal`).size)
+  }
+  assert.deepEqual(errors, [])
+  assert.equal(store.checkpoints()!.inline, 1, `the WAL started over (${n} units, WAL ${(walMax / 1048576).toFixed(0)} MB)`)
+  // Its bound, plus what piles up during the thread's last run and one batch.
+  assert.ok(walMax < 1.5 * MAX_FRAMES * pageSize, `the WAL peaked at ${(walMax / 1048576).toFixed(0)} MB`)
 })
 
 test('below the restart mark, COMMITs within the pause between runs start none', async (t) => {

@@ -46,6 +46,6 @@ test('migration 3 drops line_items_subscribable; a catalog item still finds all 
   assert.deepEqual(ids(2), [1, 5])
 
   // The foreign key to the catalog holds without the index.
-  assert.throws(() => store.addLineItem(1, 99, 1), /FOREIGN KEY constraint failed/)
+  assert.throws(() => store.addLineItem(1, 99, 1, false), /FOREIGN KEY constraint failed/)
   assert.throws(() => db.exec('DELETE FROM subscribables WHERE id = 2'), /FOREIGN KEY constraint failed/)
 })

@@ -62,6 +62,22 @@ test('a shell has no inline script: only script tags with src under /assets/, li
   }
 })
 
+test("a staff page in Spanish, French or German loads that language's words first, and no other (issue 28: the budget)", async () => {
+  for (const language of ['es', 'fr', 'de']) {
+    const html = await (await fetch(`${server.url}/admin/`, { headers: { 'accept-language': language } })).text()
+    const scripts = (html.match(/<script[^>]*>/g) ?? []).map((tag) => /src="\/assets\/([^"?]+)/.exec(tag)?.[1])
+    assert.deepEqual(scripts, [`admin-${language}.js`, 'admin.js'], language)
+    const words = await fetch(`${server.url}/assets/admin-${language}.js`)
+    assert.equal(words.status, 200)
+    assert.match(words.headers.get('content-type') ?? '', /^text\/javascript/)
+  }
+  // English is in admin.js; the portal has no words of its own apart.
+  const english = await (await fetch(`${server.url}/admin/`, { headers: { 'accept-language': 'en' } })).text()
+  assert.equal((english.match(/<script[^>]*>/g) ?? []).length, 1)
+  const portal = await (await fetch(`${server.url}/portal/`, { headers: { 'accept-language': 'de' } })).text()
+  assert.equal((portal.match(/<script[^>]*>/g) ?? []).length, 1)
+})
+
 test('<html lang> follows Accept-Language as the API negotiates it (en, es, fr, de; others English)', async () => {
   const cases: [string | undefined, string, string][] = [
     [undefined, 'en', 'Your subscriptions'], ['es-MX,es;q=0.9', 'es', 'Sus suscripciones'], ['fr', 'fr', 'Vos abonnements'],

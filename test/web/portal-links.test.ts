@@ -175,6 +175,48 @@ describe('opening a link', () => {
     }
   })
 
+  test("the 410 page links back (C18): to the spent link's return_url, else REPLENISH_SHOP_URL, else nowhere", async (t) => {
+    const backLink = async (res: Response): Promise<string | undefined> => {
+      assert.equal(res.status, 410)
+      const html = await res.text()
+      const links = [...html.matchAll(/<a class="button" href="([^"]*)">([^<]*)<\/a>/g)]
+      assert.ok(links.length <= 1, html)
+      if (links[0] !== undefined) assert.equal(links[0][2], 'Back to the shop')
+      return links[0]?.[1]
+    }
+    const user = await seedUser(server.store)
+    // Without REPLENISH_SHOP_URL: the link's return_url, escaped; a link without one, or an unknown token, offers none.
+    const url = await newLink(server, user.id, { return_url: 'https://shop.example/account?a=1&b="2"' })
+    await openLink(url)
+    assert.equal(await backLink(await openLink(url)), 'https://shop.example/account?a=1&#38;b=&#34;2&#34;')
+    const bare = await newLink(server, user.id)
+    await openLink(bare)
+    assert.equal(await backLink(await openLink(bare)), undefined)
+    assert.equal(await backLink(await openLink(`${server.url}/portal/sessions/rplp_${'B'.repeat(43)}`)), undefined)
+
+    const shop = await startTestServer(t, { REPLENISH_SHOP_URL: 'https://shop.example/' })
+    const alice = await seedUser(shop.store)
+    const withReturn = await newLink(shop, alice.id, { return_url: 'https://shop.example/me' })
+    await openLink(withReturn)
+    assert.equal(await backLink(await openLink(withReturn)), 'https://shop.example/me')
+    const without = await newLink(shop, alice.id)
+    await openLink(without)
+    assert.equal(await backLink(await openLink(without)), 'https://shop.example/')
+    for (const token of [`rplp_${'C'.repeat(43)}`, 'nonsense']) assert.equal(await backLink(await openLink(`${shop.url}/portal/sessions/${token}`)), 'https://shop.example/')
+    // An expired link leads back too, in the browser's language.
+    const expired = await newLink(shop, alice.id, { return_url: 'https://shop.example/me' })
+    await testSql(shop.store).run("UPDATE portal_links SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?",
+      (await import('../../src/api/shared/auth.ts')).sha256(expired.split('/').pop() as string))
+    const es = await openLink(expired, { 'accept-language': 'es' })
+    assert.match(await es.clone().text(), />Volver a la tienda<\/a>/)
+    assert.equal((await es.text()).includes('href="https://shop.example/me"'), true)
+    // An erased customer's link shows nothing of theirs: the shop's page, not their return_url.
+    const bob = await seedUser(shop.store)
+    const bobs = await newLink(shop, bob.id, { return_url: 'https://shop.example/bob' })
+    assert.equal((await shop.request('POST', `/admin/api/v1/users/${bob.id}/erase`, { key: ADMIN_TOKEN })).status < 300, true)
+    assert.equal(await backLink(await openLink(bobs)), 'https://shop.example/')
+  })
+
   test('two opens of one link at once make one session', async () => {
     const user = await seedUser(server.store)
     const url = await newLink(server, user.id)

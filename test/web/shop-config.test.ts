@@ -49,3 +49,12 @@ test('the shop name: 1 to 100 printable characters', () => {
   assert.throws(() => load({ REPLENISH_SHOP_NAME: 'x'.repeat(101) }), /REPLENISH_SHOP_NAME: expected a name of 1 to 100 printable characters/)
   assert.throws(() => load({ REPLENISH_SHOP_NAME: 'a\u0007b' }), /REPLENISH_SHOP_NAME/)
 })
+
+test('the shop URL (C18: where a spent portal link leads): an http(s) URL, paths allowed; javascript:, credentials and non-URLs refused', () => {
+  assert.equal(load({}).shopUrl, undefined)
+  assert.equal(load({ REPLENISH_SHOP_URL: 'https://shop.example/account?tab=subscriptions' }).shopUrl, 'https://shop.example/account?tab=subscriptions')
+  assert.equal(load({}, { 'shop-url': 'http://127.0.0.1:3000/' }).shopUrl, 'http://127.0.0.1:3000/')
+  for (const bad of ['javascript:alert(1)', 'https://u:p@shop.example/', 'ftp://shop.example', 'shop.example/account', '/account']) {
+    assert.throws(() => load({ REPLENISH_SHOP_URL: bad }), /^ConfigError: REPLENISH_SHOP_URL: expected an http:\/\/ or https:\/\/ URL/, bad)
+  }
+})

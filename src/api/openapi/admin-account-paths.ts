@@ -8,6 +8,16 @@ export const A = '/admin/api/v1'
 const ok = (description: string, schema: string) => ({ status: '200', description, schema: ref(schema) }) as const
 const created = (description: string, schema: string) => ({ status: '201', description, schema: ref(schema) }) as const
 
+/** The filters of the users list and of its export (C13, C18). */
+export const USER_QUERY = {
+  email: textFilter('Exact match (case-insensitive).'),
+  external_id: textFilter('Exact match.'),
+  q: textFilter(
+    'Search: users whose email, external id, or part of the email after `@` begins with this (ASCII letters in any case; ' +
+      'leading and trailing spaces ignored; `%` and `_` are plain characters). Indexed on both databases.',
+  ),
+}
+
 const users: Entry[] = [
   operation('post', `${A}/users`, {
     id: 'createUser', tag: 'Users', summary: 'Create a user', auth: 'admin',
@@ -16,7 +26,7 @@ const users: Entry[] = [
   }),
   operation('get', `${A}/users`, {
     id: 'listUsers', tag: 'Users', summary: 'List or search users', auth: 'read', strictQuery: true,
-    parameters: listParameters({ email: textFilter('Exact match (case-insensitive).'), external_id: textFilter('Exact match.') }),
+    parameters: listParameters(USER_QUERY),
     answers: [ok('A page of users, by id.', 'UserList')],
   }),
   operation('get', `${A}/users/{id}`, { id: 'showUser', tag: 'Users', summary: 'Show a user', auth: 'read', answers: [ok('The user.', 'User')] }),

@@ -7,6 +7,23 @@ import { dateFilter, enumFilter, idFilter, listParameters, textFilter } from './
 import { ref, rooted } from './schema-kit.ts'
 
 const SUBSCRIPTIONS = 'Admin subscriptions'
+
+/** The filters of the subscriptions list and of its export (C11, C18). */
+export const SUBSCRIPTION_QUERY = {
+  state: enumFilter(STATES, 'Only this state.'),
+  user_id: idFilter("Only this user's."),
+  actionable_before: dateFilter('Only those acting before this date (exclusive).'),
+  paused: enumFilter(['true', 'false'], 'Only paused ones (`true`) or only those not paused (`false`); anything else is a 422.'),
+}
+
+/** The filters of the installments list and of its export (C11, C13, C18). */
+export const INSTALLMENT_QUERY = {
+  state: enumFilter(INSTALLMENT_STATES, 'Only this state.'),
+  subscription_id: idFilter("Only this subscription's."),
+  user_id: idFilter("Only this user's."),
+  due_after: dateFilter('Due after this date (exclusive).'),
+  due_before: dateFilter('Due before this date (exclusive).'),
+}
 const subscription = { status: '200', description: 'The whole subscription (C3).', schema: ref('Subscription') } as const
 const dateBody = body(rooted('subscription', ref('DateInput'), false), { required: false, description: 'Optional: `subscription[actionable_date]`.' })
 
@@ -27,11 +44,7 @@ const subscriptions: Entry[] = [
   }),
   operation('get', `${A}/subscriptions`, {
     id: 'adminListSubscriptions', tag: SUBSCRIPTIONS, summary: 'List subscriptions', auth: 'read', strictQuery: true,
-    parameters: listParameters({
-      state: enumFilter(STATES, 'Only this state.'),
-      user_id: idFilter("Only this user's."),
-      actionable_before: dateFilter('Only those acting before this date (exclusive).'),
-    }),
+    parameters: listParameters(SUBSCRIPTION_QUERY),
     answers: [{ status: '200', description: 'A page of subscriptions, by id.', schema: ref('SubscriptionList') }],
   }),
   operation('get', `${A}/subscriptions/{id}`, { id: 'adminShowSubscription', tag: SUBSCRIPTIONS, summary: 'Show a subscription', auth: 'read', answers: [subscription] }),
@@ -53,13 +66,7 @@ const installment = { status: '200', description: 'The installment with its atte
 const installments: Entry[] = [
   operation('get', `${A}/installments`, {
     id: 'listInstallments', tag: 'Installments', summary: 'List installments', auth: 'read', strictQuery: true,
-    parameters: listParameters({
-      state: enumFilter(INSTALLMENT_STATES, 'Only this state.'),
-      subscription_id: idFilter("Only this subscription's."),
-      user_id: idFilter("Only this user's."),
-      due_after: dateFilter('Due after this date (exclusive).'),
-      due_before: dateFilter('Due before this date (exclusive).'),
-    }),
+    parameters: listParameters(INSTALLMENT_QUERY),
     answers: [{ status: '200', description: 'A page of installments, by id.', schema: ref('InstallmentList') }],
   }),
   operation('get', `${A}/installments/{id}`, { id: 'showInstallment', tag: 'Installments', summary: 'Show an installment', auth: 'read', answers: [installment] }),

@@ -6,8 +6,11 @@
  */
 import { VERSION } from '../../version.ts'
 import { adminAccountPaths } from './admin-account-paths.ts'
+import { adminExportPaths } from './admin-export-paths.ts'
 import { adminSubscriptionPaths } from './admin-subscription-paths.ts'
 import { adminWebhookPaths } from './admin-webhook-paths.ts'
+import { adminEmailPaths } from './admin-email-paths.ts'
+import { adminReportPaths } from './admin-report-paths.ts'
 import { customerPaths } from './customer-paths.ts'
 import { dashboardPaths } from './dashboard-paths.ts'
 import { errorSchemas, headers, responses } from './errors.ts'
@@ -32,8 +35,11 @@ const TAGS: Record<string, string> = {
   Events: 'The cursor feed of every change (C10).',
   'Webhook endpoints': 'Where events are posted, signed (C10, docs/webhooks.md).',
   Deliveries: 'The delivery log of each endpoint, and redelivery.',
+  Emails: "The log of customers' mails (C17, docs/email.md): never a body, never a link.",
   'Admin tokens': 'Tokens for the admin API and /metrics, with their scopes (C13).',
   Imports: 'Bringing a shop over from solidus_subscriptions with its ids (docs/import.md).',
+  Exports: 'Subscriptions, users and installments as CSV files, streamed (C18).',
+  Reports: "The shop's money: monthly recurring value, and new, canceled, churn and fulfilled revenue per month (C16).",
   Dashboard: "What the staff dashboard (/admin/) reads besides the lists: counts and series (docs/console.md).",
   Operations: 'Health, readiness and metrics for the operator (C12).',
   Meta: 'This document.',
@@ -66,14 +72,15 @@ export const openApiDocument: Record<string, unknown> = {
     summary: 'Self-hosted recurring-delivery subscriptions: the customer API, the admin API and the operator endpoints.',
     description:
       'Bodies are JSON or Rails-style form encoding (C1); a JSON body without its root key is read as wrapped. ' +
-      'Every answer is JSON (`application/json; charset=utf-8`) except /metrics, and carries X-Request-Id. ' +
+      'Every answer is JSON (`application/json; charset=utf-8`) except /metrics and the CSV exports, and carries X-Request-Id. ' +
+      'Answers of 1 KiB or more are compressed (gzip, or br when Accept-Encoding weighs it higher) with Vary: Accept-Encoding. ' +
       'Routing comes first: an unknown path is a 404 and a known path with another method a 405 with Allow, before authentication. ' +
       'Every write accepts an Idempotency-Key, and `Replenish-Dry-Run: 1` to be answered without changing anything (C18). HEAD is answered wherever GET is.',
     license: { name: 'MIT', identifier: 'MIT' },
   },
   servers: [{ url: 'http://127.0.0.1:8080', description: 'The default bind address (REPLENISH_HOST, REPLENISH_PORT).' }],
   tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
-  paths: assemble([...customerPaths, ...adminAccountPaths, ...adminSubscriptionPaths, ...adminWebhookPaths, ...dashboardPaths, ...portalPaths, ...opsPaths]),
+  paths: assemble([...customerPaths, ...adminAccountPaths, ...adminSubscriptionPaths, ...adminWebhookPaths, ...adminExportPaths, ...adminEmailPaths, ...adminReportPaths, ...dashboardPaths, ...portalPaths, ...opsPaths]),
   components: {
     securitySchemes: {
       apiKey: { type: 'http', scheme: 'bearer', description: "A customer's API key (`rpl_…`): it identifies the user." },

@@ -23,6 +23,8 @@ export interface Answer {
   readonly schema: Schema
   /** Defaults to application/json. */
   readonly mediaType?: string
+  /** Headers besides X-Request-Id (a CSV export's Content-Disposition). */
+  readonly headers?: Record<string, Schema>
 }
 
 export interface OperationSpec {
@@ -84,7 +86,7 @@ function statuses(method: Method, path: string, spec: OperationSpec): Record<str
 
 /** A success; a write's says when it was a dry run (C18). */
 function answer(a: Answer, writes: boolean): Schema {
-  const response = jsonResponse(a.description, a.schema, writes ? DRY_RUN_HEADER : {})
+  const response = jsonResponse(a.description, a.schema, { ...a.headers, ...(writes ? DRY_RUN_HEADER : {}) })
   if (a.mediaType === undefined) return response
   return { ...response, content: { [a.mediaType]: { schema: a.schema } } }
 }

@@ -50,11 +50,19 @@ function positive(raw: string | null): number | undefined {
   return n >= 1 ? n : undefined
 }
 
+/**
+ * Rows skipped before a page, at most: no list holds two billion rows, so a page past this is
+ * empty whatever the offset, and bounding it keeps the client's number within what every
+ * backend's SQL takes (PostgreSQL's `integer` ends at 2,147,483,647 and the page query adds
+ * `per_page` to it; `?page=2147483647` was a 500 there, issue 25).
+ */
+export const MAX_OFFSET = 2_000_000_000
+
 /** C3: `?page=` and `?per_page=` (default 25, at most 100; nonsense gives the default). */
 export function readPage(query: URLSearchParams): Page {
   const page = Math.min(positive(query.get('page')) ?? 1, 1_000_000_000)
   const perPage = Math.min(positive(query.get('per_page')) ?? 25, 100)
-  return { page, perPage, offset: (page - 1) * perPage }
+  return { page, perPage, offset: Math.min((page - 1) * perPage, MAX_OFFSET) }
 }
 
 /** What follows the items of a page, in this order (solidus_subscriptions' pagination fields). */

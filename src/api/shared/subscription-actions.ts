@@ -1,7 +1,7 @@
 import { renderLineItem } from '../../domain/representation.ts'
 import type { Transition } from '../../domain/lifecycle.ts'
 import type { LineItemChange, NewSubscription, SubscriptionUpdate } from '../../domain/subscription-input.ts'
-import type { LineItem, Subscription } from '../../domain/types.ts'
+import type { PricedLineItem, Subscription } from '../../domain/types.ts'
 import { notFound } from '../../http/http-error.ts'
 import type { Tx } from '../../store/api.ts'
 import { notAuthorized } from './errors.ts'
@@ -76,7 +76,7 @@ export async function applyTransition(tx: Tx, sub: Subscription, transition: Tra
 }
 
 /** Records a line item's event and answers the item as JSON text: the event and the answer are one stringify. */
-export async function recordLineItemEvent(tx: Tx, type: string, item: LineItem): Promise<string> {
+export async function recordLineItemEvent(tx: Tx, type: string, item: PricedLineItem): Promise<string> {
   const json = JSON.stringify(renderLineItem(item))
   await tx.events.recordJson(type, item.subscription_id, json)
   return json
@@ -88,7 +88,7 @@ export async function applyLineItemChanges(tx: Tx, subscriptionId: number, chang
   let touched = false
   for (const change of changes) {
     if (change.op === 'add') {
-      await recordLineItemEvent(tx, 'line_item.created', await s.addLineItem(subscriptionId, change.subscribable_id, change.quantity))
+      await recordLineItemEvent(tx, 'line_item.created', await s.addLineItem(subscriptionId, change.subscribable_id, change.quantity, change.one_time))
       touched = true
       continue
     }

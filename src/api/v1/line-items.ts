@@ -1,9 +1,9 @@
 import { notFound } from '../../http/http-error.ts'
 import type { Ctx } from '../../http/types.ts'
 import { FieldErrors, ValidationFailed } from '../../domain/field-errors.ts'
-import { readLineItemFields, type Lookups } from '../../domain/subscription-input.ts'
+import { readLineItemFields, readOneTime, type Lookups } from '../../domain/subscription-input.ts'
 import { renderLineItem } from '../../domain/representation.ts'
-import type { LineItem } from '../../domain/types.ts'
+import type { PricedLineItem } from '../../domain/types.ts'
 import type { Tx } from '../../store/api.ts'
 import type { App } from '../shared/app.ts'
 import { authenticate } from '../shared/auth.ts'
@@ -14,21 +14,25 @@ import { lockOwned, recordLineItemEvent } from '../shared/subscription-actions.t
 import { notAuthorized } from '../shared/errors.ts'
 
 /** A line item is owned through its subscription (C2): 404, then 401. */
-function owned(item: (LineItem & { owner_id: number }) | undefined, userId: number): LineItem {
+function owned(item: (PricedLineItem & { owner_id: number }) | undefined, userId: number): PricedLineItem {
   if (!item) throw notFound()
   if (item.owner_id !== userId) throw notAuthorized()
   const { owner_id: _owner, ...lineItem } = item
   return lineItem
 }
 
-function readFields(lookups: Lookups, attrs: Record<string, unknown>, required: boolean): { quantity?: number; subscribable_id?: number } {
+type Fields = { quantity?: number; subscribable_id?: number; one_time?: boolean }
+
+/** `required`: an add, which also reads C17's `one_time` (an update ignores it). */
+function readFields(lookups: Lookups, attrs: Record<string, unknown>, required: boolean): Fields {
   const errors = new FieldErrors()
-  const fields = readLineItemFields(attrs, '', lookups, errors, { quantity: required, subscribable: required })
+  const fields: Fields = readLineItemFields(attrs, '', lookups, errors, { quantity: required, subscribable: required })
+  if (required) fields.one_time = readOneTime(attrs, '', errors)
   if (!errors.empty) throw new ValidationFailed(errors)
   return fields
 }
 
-const validFields = (tx: Tx, attrs: Record<string, unknown>, required: boolean): { quantity?: number; subscribable_id?: number } | Promise<{ quantity?: number; subscribable_id?: number }> =>
+const validFields = (tx: Tx, attrs: Record<string, unknown>, required: boolean): Fields | Promise<Fields> =>
   withLookups(tx, (lookups) => readFields(lookups, attrs, required))
 
 export const addLineItem = (app: App): ApiHandler => async (ctx, call) => {
@@ -37,7 +41,7 @@ export const addLineItem = (app: App): ApiHandler => async (ctx, call) => {
   return call.commit(async (tx) => {
     const sub = await lockOwned(tx, id, userId)
     const fields = await validFields(tx, rootObject(ctx, 'subscription_line_item'), true)
-    const item = await tx.subscriptions.addLineItem(sub.id, fields.subscribable_id as number, fields.quantity as number)
+    const item = await tx.subscriptions.addLineItem(sub.id, fields.subscribable_id as number, fields.quantity as number, fields.one_time === true)
     await tx.subscriptions.touch(sub.id)
     return okJson(await recordLineItemEvent(tx, 'line_item.created', item))
   })

@@ -1,16 +1,21 @@
 import { afterFailure } from '../../domain/webhook-schedule.ts'
-import { signatureHeader, signingSecrets } from '../../domain/webhook-signature.ts'
+import { attemptSigner, signingSecrets, type SignatureHeaders } from '../../domain/webhook-signature.ts'
 import type { DeliveryOutcome, DueDelivery, Store, WebhookEndpoint } from '../../store/api.ts'
+import { DELIVERY_TIMEOUT_MS } from '../../domain/webhook-schedule.ts'
 import { newTarget, post, type Sent, type Target } from './send.ts'
 import { noPacing, type Pacer } from './pacer.ts'
+import { Slots } from './slots.ts'
 
 /**
  * The webhook dispatcher inside `serve` (C10). Each endpoint has its own worker with its own
- * keep-alive connections (at most `concurrency` requests in flight), so a slow or dead receiver
- * holds back nothing but its own deliveries. A worker takes due deliveries from the outbox a few
- * dozen at a time, the earliest due first, and posts them; their results are written in batches
- * (one unit for many deliveries). Due deliveries are read inside a unit of writes, so a delivery
- * is never posted before the event it carries has committed.
+ * keep-alive connections, so a slow or dead receiver holds back nothing but its own deliveries.
+ * A worker has `concurrency` requests going at once; one its receiver leaves unanswered for far
+ * longer than it usually takes stops counting there (slots.ts), so a few hanging requests do not
+ * stop the rest. Every request in flight holds a socket, and an endpoint holds at most its share
+ * of `sockets` (the dispatcher's, split evenly between the endpoints). A worker takes due
+ * deliveries from the outbox a few dozen at a time, the earliest due first, and posts them; their
+ * results are written in batches (one unit for many deliveries). Due deliveries are read inside
+ * a unit of writes, so a delivery is never posted before the event it carries has committed.
  *
  * At least once: a delivery stays pending until its result commits, so one posted just before a
  * crash (or a stop) is posted again after the restart. In flight ones are held in memory only,
@@ -20,8 +25,10 @@ export interface DispatcherOptions {
   readonly store: Store
   readonly retryBaseSeconds: number
   readonly log: (entry: object) => void
-  /** Requests in flight per endpoint. */
+  /** Requests going at once per endpoint, not counting stalled ones (slots.ts). */
   readonly concurrency?: number
+  /** Sockets of the whole dispatcher; an endpoint holds at most its even share (and at least `concurrency`). */
+  readonly sockets?: number
   /** How often an idle worker looks for due deliveries (ms). */
   readonly pollMs?: number
   /** How often the list of endpoints and their secrets is read again (ms). */
@@ -42,10 +49,16 @@ export interface Dispatcher {
 }
 
 const DEFAULT_CONCURRENCY = 8
+/**
+ * Enough for 1,000 deliveries/s to a receiver that leaves 3 % unanswered for the 10 s time-out
+ * (300 sockets) with room to spare; Node raises its limit of open files to the hard limit at start.
+ */
+const DEFAULT_SOCKETS = 1024
 const DEFAULT_POLL_MS = 100
 const DEFAULT_REFRESH_MS = 1000
 /** Due deliveries read per unit: few units while a backlog drains. */
 const FETCH_BATCH = 128
+const REFILL_BELOW = FETCH_BATCH / 2
 /** Results written per unit, at most; a partial batch waits this long for company. */
 const OUTCOME_BATCH = 512
 const OUTCOME_WAIT_MS = 10
@@ -54,6 +67,8 @@ const CANCEL_BATCH = 5000
 
 export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
   const concurrency = o.concurrency ?? DEFAULT_CONCURRENCY
+  const sockets = Math.max(concurrency, o.sockets ?? DEFAULT_SOCKETS)
+  const timeoutMs = o.timeoutMs ?? DELIVERY_TIMEOUT_MS
   const pollMs = o.pollMs ?? DEFAULT_POLL_MS
   const random = o.random ?? Math.random
   const pacer = o.pacer ?? noPacing
@@ -92,29 +107,43 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
     else flushTimer ??= setTimeout(() => void flush(), OUTCOME_WAIT_MS)
   }
 
+  /** An endpoint's share of the sockets: an even split, never below `concurrency`. */
+  const share = (): number => Math.max(concurrency, Math.floor(sockets / Math.max(1, workers.size)))
+
   class Worker {
     readonly target: Target
-    secrets: string[] = []
+    /** Signs with the endpoint's secrets as last read (refresh). */
+    sign: (eventId: number, unixSeconds: number, body: string) => SignatureHeaders = attemptSigner([])
     private readonly queue: DueDelivery[] = []
-    /** Posted or being posted, result not yet committed: not to be fetched again meanwhile. */
-    private readonly unrecorded = new Set<number>()
-    private inFlight = 0
+    /**
+     * Posted or being posted, result not yet committed: not to be fetched again meanwhile. Shared
+     * with the worker this one replaces (the endpoint's address changed) until those are recorded.
+     */
+    readonly unrecorded: Set<number>
+    private readonly slots = new Slots(concurrency, timeoutMs)
     private fetching = false
     private timer: NodeJS.Timeout | undefined
     private paceTimer: NodeJS.Timeout | undefined
+    private stallTimer: NodeJS.Timeout | undefined
     closed = false
     readonly idle = new Set<() => void>()
 
     readonly endpoint: WebhookEndpoint
 
-    constructor(endpoint: WebhookEndpoint) {
+    constructor(endpoint: WebhookEndpoint, unrecorded = new Set<number>()) {
       this.endpoint = endpoint
-      this.target = newTarget(endpoint.url, concurrency)
+      this.unrecorded = unrecorded
+      // The agent never queues: the worker keeps within the share itself. Idle sockets kept: as
+      // many as answer at once.
+      this.target = newTarget(endpoint.url, sockets, concurrency)
     }
 
     pump(): void {
-      if (this.closed || stopped) return
-      while (this.inFlight < concurrency && this.queue.length > 0) {
+      // Closed: nothing more starts; a fetch that was under way when it closed may have been the
+      // last thing a stop waits for.
+      if (this.closed || stopped) return this.settleIfIdle()
+      const myShare = share()
+      while (this.queue.length > 0 && this.slots.free(performance.now(), myShare)) {
         const wait = pacer.delay()
         if (wait > 0) {
           this.paceTimer ??= setTimeout(() => {
@@ -125,7 +154,16 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
         }
         this.send(this.queue.shift() as DueDelivery)
       }
-      if (this.queue.length < concurrency && !this.fetching && !this.timer) void this.fetch()
+      // Every place is taken and none may answer soon: look again when the oldest would stall.
+      const stallIn = this.queue.length > 0 ? this.slots.nextStallInMs(performance.now(), myShare) : undefined
+      if (stallIn !== undefined && !this.stallTimer) {
+        this.stallTimer = setTimeout(() => {
+          this.stallTimer = undefined
+          this.pump()
+        }, stallIn)
+      }
+      // Read more while half a batch is left, so the places do not wait on the read.
+      if (this.queue.length < REFILL_BELOW && !this.fetching && !this.timer) void this.fetch()
     }
 
     private async fetch(): Promise<void> {
@@ -133,7 +171,7 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       let found = 0
       try {
         const now = Date.now()
-        if (this.inFlight === 0 && this.queue.length === 0) {
+        if (this.slots.inFlight === 0 && this.queue.length === 0) {
           // Idle: a read of the pending index first; a unit only when something is due.
           const next = await o.store.deliveries.nextDueMs(this.endpoint.id)
           if (next === null || next > now) return this.sleep(next === null ? pollMs : Math.min(pollMs, next - now))
@@ -166,15 +204,17 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
     }
 
     private send(d: DueDelivery): void {
-      this.inFlight++
+      const flight = this.slots.start(performance.now())
       this.unrecorded.add(d.id)
-      const signature = signatureHeader(this.secrets, Math.floor(Date.now() / 1000), d.body)
-      void post(this.target, d.event_id, d.body, signature, { redelivery: false, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) })
-        .then((sent) => this.sent(d, sent))
+      const signed = this.sign(d.event_id, Math.floor(Date.now() / 1000), d.body)
+      void post(this.target, d.body, signed, { redelivery: false, timeoutMs })
+        .then((sent) => {
+          this.slots.finish(flight, performance.now(), sent.attempt.status_code !== null)
+          this.sent(d, sent)
+        })
     }
 
     private sent(d: DueDelivery, sent: Sent): void {
-      this.inFlight--
       if (stopped && sent.attempt.status_code === null) {
         // Cut off by the stop: not a failure of the receiver's; it stays due and goes again after the restart.
         this.unrecorded.delete(d.id)
@@ -196,21 +236,25 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
     }
 
     private settleIfIdle(): void {
-      if (this.inFlight === 0 && !this.fetching) for (const f of this.idle) f()
+      if (this.slots.inFlight === 0 && !this.fetching) for (const f of this.idle) f()
     }
 
     get busy(): boolean {
-      return this.inFlight > 0 || this.fetching
+      return this.slots.inFlight > 0 || this.fetching
     }
 
-    close(): void {
+    /** Posts nothing more; answers the deliveries it fetched and had not posted yet. */
+    close(): number[] {
       this.closed = true
-      for (const d of this.queue) unposted.push(d.id)
+      const fetched = this.queue.map((d) => d.id)
       this.queue.length = 0
       if (this.timer) clearTimeout(this.timer)
       if (this.paceTimer) clearTimeout(this.paceTimer)
+      if (this.stallTimer) clearTimeout(this.stallTimer)
       this.timer = undefined
       this.paceTimer = undefined
+      this.stallTimer = undefined
+      return fetched
     }
 
     destroy(): void {
@@ -228,6 +272,24 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
     return next.state === 'failed' ? { state: 'failed', due_ms: null, retries } : { state: 'pending', due_ms: next.dueMs, retries }
   }
 
+  /**
+   * Nothing more is posted through the endpoint's worker: what is in flight finishes, then its
+   * connections go. What it fetched and had not posted is handed back at once (PostgreSQL: its
+   * claim ends), so that it goes as soon as the endpoint is posted to again.
+   */
+  const retire = (id: number): Worker | undefined => {
+    const worker = workers.get(id)
+    if (!worker) return undefined
+    workers.delete(id)
+    const fetched = worker.close()
+    whenIdle(worker).then(() => worker.destroy(), () => worker.destroy())
+    if (fetched.length > 0) {
+      o.store.write((tx) => tx.deliveries.release(fetched, Date.now()))
+        .catch((err: unknown) => logError('webhook deliveries fetched but not posted could not be handed back; they go again when their claim runs out', err))
+    }
+    return worker
+  }
+
   const readEndpoints = async (): Promise<void> => {
     const seen = new Set<number>()
     let after = 0
@@ -235,26 +297,34 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       const page = await o.store.webhooks.listEndpoints(after, 100)
       for (const endpoint of page) {
         seen.add(endpoint.id)
+        // Disabled (C18): sends nothing; its pending deliveries wait for it to be enabled again.
+        if (endpoint.disabled) {
+          retire(endpoint.id)
+          continue
+        }
         const secrets = await o.store.webhooks.secretsOf(endpoint.id)
         if (!secrets) continue
         let worker = workers.get(endpoint.id)
+        if (worker && worker.endpoint.url !== endpoint.url) {
+          // A new address: new connections, and what is in flight to the old one is not fetched again.
+          worker = new Worker(endpoint, retire(endpoint.id)?.unrecorded)
+          workers.set(endpoint.id, worker)
+        }
         if (!worker) {
           worker = new Worker(endpoint)
           workers.set(endpoint.id, worker)
         }
-        worker.secrets = signingSecrets(secrets, Date.now())
+        worker.sign = attemptSigner(signingSecrets(secrets, Date.now()))
         worker.pump()
       }
       if (page.length < 100) break
       after = page[page.length - 1]!.id
     }
-    for (const [id, worker] of workers) {
+    for (const id of [...workers.keys()]) {
       if (seen.has(id)) continue
+      // Deleted: nothing more is posted to it, and its pending deliveries are canceled below.
       cancelNeeded = true
-      // Deleted: nothing more is posted to it; what is in flight finishes, then its connections go.
-      worker.close()
-      workers.delete(id)
-      whenIdle(worker).then(() => worker.destroy(), () => worker.destroy())
+      retire(id)
     }
     // Once at start (an endpoint deleted while serve was down) and after a deletion is seen: not a
     // write every second.
@@ -291,7 +361,7 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
       if (refreshTimer) clearInterval(refreshTimer)
       await refreshing
       const all = [...workers.values()]
-      for (const w of all) w.close()
+      for (const w of all) unposted.push(...w.close())
       const idle = Promise.all(all.map(whenIdle))
       let timer: NodeJS.Timeout | undefined
       await Promise.race([idle, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))])

@@ -2,6 +2,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { VERSION } from '../../version.ts'
 import { DELIVERY_TIMEOUT_MS } from '../../domain/webhook-schedule.ts'
+import type { SignatureHeaders } from '../../domain/webhook-signature.ts'
 import type { DeliveryAttempt } from '../../store/api.ts'
 
 /** C10: at most this much of a receiver's answer is kept in the delivery log. */
@@ -9,16 +10,16 @@ export const KEPT_RESPONSE_BYTES = 1024
 /** Past this, an answer is not read to its end: the connection is dropped instead of reused. */
 const DRAINED_RESPONSE_BYTES = 64 * 1024
 
-/** Where an endpoint's deliveries go, over its own keep-alive connections (at most `sockets`). */
+/** Where an endpoint's deliveries go, over its own keep-alive connections (at most `sockets`, `idle` of them kept). */
 export interface Target {
   readonly url: URL
   readonly agent: http.Agent
 }
 
-export function newTarget(url: string, sockets: number): Target {
+export function newTarget(url: string, sockets: number, idle = sockets): Target {
   const parsed = new URL(url)
   const Agent = parsed.protocol === 'https:' ? https.Agent : http.Agent
-  return { url: parsed, agent: new Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets }) }
+  return { url: parsed, agent: new Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: idle }) }
 }
 
 export interface Sent {
@@ -27,12 +28,13 @@ export interface Sent {
 }
 
 /**
- * One POST of an event (C10): JSON body, `Replenish-Signature` and `Replenish-Event-Id`; a 2xx
- * answered within the time-out is success. A redirect is an answer like any other non-2xx: it is
- * not followed (the receiver's address is the one the shop registered). Never rejects: every way
- * it can go wrong is an attempt with an error.
+ * One POST of an event (C10): JSON body, signed by `signed` (`Replenish-Signature`,
+ * `Replenish-Event-Id` and the Standard Webhooks headers); a 2xx answered within the time-out is
+ * success. A redirect is an answer like any other non-2xx: it is not followed (the receiver's
+ * address is the one the shop registered). Never rejects: every way it can go wrong is an
+ * attempt with an error.
  */
-export function post(target: Target, eventId: number, body: string, signature: string, options: { redelivery: boolean; timeoutMs?: number }): Promise<Sent> {
+export function post(target: Target, body: string, signed: SignatureHeaders, options: { redelivery: boolean; timeoutMs?: number }): Promise<Sent> {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS
   const started = performance.now()
   const attemptedAt = new Date().toISOString()
@@ -63,8 +65,7 @@ export function post(target: Target, eventId: number, body: string, signature: s
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),
         'user-agent': `replenish/${VERSION} (webhooks)`,
-        'replenish-event-id': String(eventId),
-        'replenish-signature': signature,
+        ...signed,
       },
     })
     const timer = setTimeout(() => {

@@ -1,11 +1,12 @@
 import type { User } from '../../domain/types.ts'
-import type { AccountsTx, ActiveApiKey, AdminScope, AdminTokenRecord, ApiKeyRecord, UserFilter } from '../api.ts'
+import type { AccountsTx, ActiveApiKey, AdminScope, AdminTokenRecord, ApiKeyRecord, UserFilter, UserSettings } from '../api.ts'
 import { changed, unlessTaken } from './conflict.ts'
 import { nowIso } from './rows.ts'
 import { lockedInUnit, type Sql } from './sql.ts'
 
 /** Columns in the domain's order: the admin API answers these objects as JSON, keys in this order. */
-const USER = 'id, email, external_id, created_at, updated_at'
+const USER = 'id, email, external_id, locale, email_notifications, created_at, updated_at'
+const DEFAULT_SETTINGS: UserSettings = { locale: null, email_notifications: true }
 const KEY = 'id, user_id, prefix, revoked_at, created_at, updated_at, last_used_at'
 const TOKEN = 'id, label, scope, prefix, created_at, updated_at, last_used_at'
 
@@ -16,12 +17,19 @@ const TOKEN = 'id, label, scope, prefix, created_at, updated_at, last_used_at'
  */
 const EMAIL_IS = (n: number): string => `lower(email) = lower($${n}::text COLLATE "C")`
 
+/**
+ * C18 `q`: what a prefix is matched against, each expression exactly as an index holds it: the
+ * unique `users_email` and migration 13's `users_external_id_lower` and `users_email_domain`.
+ */
+export const PREFIX_INDEXED = ['lower(email)', 'lower(external_id)', "lower(substr(email, strpos(email, '@') + 1))"] as const
+
 /** Users, their API keys, and admin tokens (C2, C13). */
 export function accountsRepo(sql: Sql): AccountsTx {
   return {
-    async createUser(email, externalId) {
+    async createUser(email, externalId, settings = DEFAULT_SETTINGS) {
       const now = nowIso()
-      const insert = sql.one<User>(`INSERT INTO users (email, external_id, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING ${USER}`, [email, externalId, now])
+      const insert = sql.one<User>(`INSERT INTO users (email, external_id, locale, email_notifications, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
+        RETURNING ${USER}`, [email, externalId, settings.locale, settings.email_notifications, now])
       return (await unlessTaken(insert, 'users_email')) as User
     },
     findUser: (id) => sql.one<User>(`SELECT ${USER} FROM users WHERE id = $1${lockedInUnit(sql)}`, [id]),
@@ -29,8 +37,9 @@ export function accountsRepo(sql: Sql): AccountsTx {
       const found = await sql.one<{ id: number }>(`SELECT id FROM users WHERE ${EMAIL_IS(1)}`, [email])
       return found !== undefined && found.id !== exceptUserId
     },
-    async updateUser(id, email, externalId) {
-      const update = sql.one<User>(`UPDATE users SET email = $1, external_id = $2, updated_at = $3 WHERE id = $4 RETURNING ${USER}`, [email, externalId, nowIso(), id])
+    async updateUser(id, email, externalId, settings) {
+      const update = sql.one<User>(`UPDATE users SET email = $1, external_id = $2, locale = $3, email_notifications = $4, updated_at = $5 WHERE id = $6
+        RETURNING ${USER}`, [email, externalId, settings.locale, settings.email_notifications, nowIso(), id])
       return changed(await unlessTaken(update, 'users_email'), `user ${id}`)
     },
     eraseUser: (id) => eraseUser(sql, id),
@@ -78,11 +87,21 @@ export function accountsRepo(sql: Sql): AccountsTx {
  * C13 search, one statement text per combination of filters: a written-out condition lets the
  * planner use the email index, which `($1 IS NULL OR …)` would not.
  */
-function searchUsers(sql: Sql, after: number, limit: number, { email, externalId }: UserFilter): Promise<User[]> {
+function searchUsers(sql: Sql, after: number, limit: number, { email, externalId, prefix }: UserFilter): Promise<User[]> {
   const where = ['id > $1']
   const args: (string | number)[] = [after]
   if (email !== undefined) { args.push(email); where.push(EMAIL_IS(args.length)) }
   if (externalId !== undefined) { args.push(externalId); where.push(`external_id = $${args.length}`) }
+  if (prefix !== undefined) {
+    // C18 `q`: one range of each index (users_email, migration 13's two), which the planner
+    // reads as a BitmapOr. The columns are COLLATE "C": byte order, ASCII-only lower().
+    args.push(prefix.from)
+    const from = `$${args.length}`
+    if (prefix.to !== null) args.push(prefix.to)
+    const range = (expression: string): string =>
+      prefix.to === null ? `${expression} >= ${from}` : `(${expression} >= ${from} AND ${expression} < $${args.length})`
+    where.push(`(${PREFIX_INDEXED.map(range).join(' OR ')})`)
+  }
   args.push(limit)
   return sql.rows<User>(`SELECT ${USER} FROM users WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args)
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { COPIED_TABLES, type CopiedTable, type CopySource, type SourceTable } from '../copy-source.ts'
+import { COPIED_TABLES, KEYS_OF_UNNUMBERED, type CopiedTable, type CopySource, type SourceTable } from '../copy-source.ts'
 export { COPIED_TABLES, type CopiedTable, type SourceTable }
 
 /**
@@ -147,7 +147,7 @@ function columnArrays(columns: readonly Column[], batch: readonly (readonly unkn
 
 /** The identity sequence moved so the next id is above every copied one and every one the source ever handed out. */
 async function moveSequence(client: pg.PoolClient, table: CopiedTable, sourceLastId: number): Promise<void> {
-  if (table === 'idempotency_keys') return
+  if (KEYS_OF_UNNUMBERED[table] !== undefined) return
   await client.query(`SELECT setval(pg_get_serial_sequence($1, 'id'), m) FROM (SELECT GREATEST(max(id), $2::bigint) AS m FROM ${table}) x WHERE m > 0`,
     [table, sourceLastId])
 }

@@ -1,4 +1,4 @@
-import type { Delivery, DeliveriesTx, DeliveryAttempt, DeliveryFilter, DeliveryOutcome, DeliveryState, DueDelivery, EndpointDeliveryStats } from '../api.ts'
+import { SHOWN_DELIVERY_STATES, type Delivery, type DeliveriesTx, type DeliveryAttempt, type DeliveryFilter, type DeliveryOutcome, type DeliveryState, type DueDelivery, type EndpointDeliveryStats } from '../api.ts'
 import type { Sql } from './sql.ts'
 import { storedActor } from '../columns.ts'
 
@@ -83,7 +83,7 @@ const CLAIM_DUE = `WITH picked AS (
     SELECT p.id, p.event_id, p.due_ms, p.created_ms, p.retries, e.type, e.created_at, e.subscription_id, e.actor_type, e.actor_id, e.request_id, e.data
     FROM webhook_deliveries p JOIN events e ON e.id = p.event_id
     WHERE p.endpoint_id = $1 AND p.state = 'pending' AND p.due_ms <= $2 AND p.id <> ALL($3::bigint[])
-      AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = $1 AND w.deleted_at IS NULL)
+      AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = $1 AND w.deleted_at IS NULL AND NOT w.disabled)
     ORDER BY p.due_ms, p.created_ms, p.id LIMIT $4
     FOR UPDATE OF p SKIP LOCKED),
   claimed AS (UPDATE webhook_deliveries SET due_ms = $5 WHERE id = ANY(ARRAY(SELECT id FROM picked)))
@@ -121,6 +121,18 @@ const REDELIVERED = `UPDATE webhook_deliveries d SET state = 'delivered', due_ms
 const CANCEL = `UPDATE webhook_deliveries SET state = 'canceled', due_ms = NULL, updated_ms = $2
   WHERE state = 'pending' AND id IN (SELECT d.id FROM webhook_endpoints w JOIN webhook_deliveries d ON d.endpoint_id = w.id
     WHERE w.deleted_at IS NOT NULL AND d.state = 'pending' LIMIT $1 FOR UPDATE OF d)`
+
+/**
+ * Deliveries of every endpoint not deleted (C18), by id after $1, at most $2. The state is
+ * written into the text (a value of SHOWN_DELIVERY_STATES, never the client's string), so that
+ * the planner sees it and takes the failed ones' partial index.
+ */
+const across = (state: string | undefined): string =>
+  `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+    WHERE d.id > $1${state === undefined ? '' : ` AND d.state = '${state}'`} AND w.deleted_at IS NULL ORDER BY d.id LIMIT $2`
+const ACROSS: Readonly<Record<string, string>> = Object.fromEntries(
+  [undefined, ...SHOWN_DELIVERY_STATES].map((state) => [state ?? 'any', across(state)]),
+)
 
 /** One outcome as it will be written: recorded as a result (`settle`), or only logged. */
 interface Planned {
@@ -186,9 +198,16 @@ export function deliveriesRepo(sql: Sql): DeliveriesTx {
 
   return {
     async list(f: DeliveryFilter): Promise<Delivery[]> {
-      const rows = await sql.rows<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.endpoint_id = $1 AND d.id > $2
-        AND ($3::text IS NULL OR d.state = $3) ORDER BY d.id LIMIT $4`, [f.endpointId, f.after, f.state ?? null, f.limit])
+      const rows = f.endpointId === undefined
+        ? await sql.rows<DeliveryRow>(ACROSS[f.state ?? 'any']!, [f.after, f.limit])
+        : await sql.rows<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.endpoint_id = $1 AND d.id > $2
+          AND ($3::text IS NULL OR d.state = $3) ORDER BY d.id LIMIT $4`, [f.endpointId, f.after, f.state ?? null, f.limit])
       return rows.map(toDelivery)
+    },
+    async add(endpointId: number, eventId: number, eventType: string, createdMs: number, dueMs: number): Promise<number> {
+      const r = await sql.one<{ id: number }>(`INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, due_ms, created_ms, updated_ms)
+        VALUES ($1, $2, $3, $4, $5, $5) RETURNING id`, [endpointId, eventId, eventType, dueMs, createdMs])
+      return (r as { id: number }).id
     },
     find,
     async bodyOf(id: number): Promise<string | undefined> {

@@ -1,5 +1,8 @@
-import type { Address, LineItem, PaymentMethod, PaymentSource, Subscribable, Subscription, User } from '../../domain/types.ts'
-import type { ImportedApiKey, ImportedSubscription, ImportRecord, ImportRefusal, StoredImportRow } from '../../domain/import-records.ts'
+import type { Address, LineItem, PaymentMethod, PaymentSource, Subscription, User } from '../../domain/types.ts'
+import { basisPointsOf, minorOf } from '../../domain/money.ts'
+import { priceColumns, subscribableOf, type SubscribableRow } from '../columns.ts'
+import { SUBSCRIBABLE_SELECT } from './catalog.ts'
+import type { ImportedApiKey, ImportedSubscription, ImportRecord, ImportRefusal, StoredImportRow } from '../../domain/import/records.ts'
 import type { ImportsTx } from '../api.ts'
 import type { Sql } from './sql.ts'
 
@@ -18,21 +21,21 @@ const moveSequencePast = (table: string, id: string): string =>
 const insertKeepingId = (table: string, insert: string): string =>
   `WITH ins AS (${insert} RETURNING id) SELECT ${moveSequencePast(table, 'ins.id')} FROM ins`
 
-const USER = 'SELECT id, email, external_id, created_at, updated_at FROM users WHERE id = $1'
+const USER = 'SELECT id, email, external_id, locale, email_notifications, created_at, updated_at FROM users WHERE id = $1'
 const API_KEY = 'SELECT id, user_id, key_hash, prefix, created_at, updated_at FROM api_keys WHERE key_hash = $1'
 const PAYMENT_METHOD = 'SELECT id, name, active, created_at, updated_at FROM payment_methods WHERE id = $1'
 const PAYMENT_SOURCE = `SELECT id, user_id, payment_method_id, kind, brand, last_digits, month, year, gateway_reference, created_at, updated_at
   FROM payment_sources WHERE id = $1`
-const SUBSCRIBABLE = 'SELECT id, sku, name, subscribable, created_at, updated_at FROM subscribables WHERE id = $1'
+const SUBSCRIBABLE = `${SUBSCRIBABLE_SELECT} WHERE c.id = $1`
 const SUBSCRIPTION = `SELECT id, user_id, state, paused, interval_length, interval_units, actionable_date, anchor_day, end_date, skip_count,
     successive_skip_count, payment_method_id, payment_source_id, currency, processing_state, shipping_address, billing_address,
     created_on, created_at, updated_at
   FROM subscriptions WHERE id = $1`
-const LINE_ITEMS = 'SELECT id, subscription_id, subscribable_id, quantity, created_at, updated_at FROM line_items WHERE subscription_id = $1 ORDER BY id'
+const LINE_ITEMS = 'SELECT id, subscription_id, subscribable_id, quantity, created_at, updated_at, one_time FROM line_items WHERE subscription_id = $1 ORDER BY id'
 
 /** Email is unique under ASCII case-folding, as SQLite's NOCASE (the unique index is on `lower(email)`, collation "C"). */
-const INSERT_USER = insertKeepingId('users', `INSERT INTO users (id, email, external_id, created_at, updated_at)
-  SELECT $1::bigint, $2::text, $3::text, $4::text, $5::text
+const INSERT_USER = insertKeepingId('users', `INSERT INTO users (id, email, external_id, locale, email_notifications, created_at, updated_at)
+  SELECT $1::bigint, $2::text, $3::text, $6::text, $7::boolean, $4::text, $5::text
   WHERE $2::text IS NULL OR NOT EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($2::text COLLATE "C"))`)
 
 const KEY_CHECKS = `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1) AS user_exists,
@@ -48,8 +51,16 @@ const SOURCE_CHECKS = `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1) AS user
 const INSERT_SOURCE = insertKeepingId('payment_sources', `INSERT INTO payment_sources (id, user_id, payment_method_id, kind, brand, last_digits,
   month, year, gateway_reference, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`)
 
-const INSERT_SUBSCRIBABLE = insertKeepingId('subscribables', `INSERT INTO subscribables (id, sku, name, subscribable, created_at, updated_at)
-  SELECT $1::bigint, $2::text, $3::text, $4::boolean, $5::text, $6::text WHERE NOT EXISTS (SELECT 1 FROM subscribables WHERE sku = $2::text)`)
+/** The catalog item with its discount and its prices (C16), unless its sku is taken. */
+const INSERT_SUBSCRIBABLE = `WITH ins AS (
+    INSERT INTO subscribables (id, sku, name, subscribable, discount_bp, discount_percent, created_at, updated_at)
+      SELECT $1::bigint, $2::text, $3::text, $4::boolean, $5::integer, $10::text, $6::text, $7::text WHERE NOT EXISTS (SELECT 1 FROM subscribables WHERE sku = $2::text)
+      RETURNING id
+  ), prices AS (
+    INSERT INTO subscribable_prices (subscribable_id, currency, amount, amount_text, minor_unit)
+      SELECT ins.id, u.currency, u.amount, u.amount_text, u.minor_unit FROM ins, unnest($8::text[], $9::bigint[], $11::text[], $12::integer[]) AS u(currency, amount, amount_text, minor_unit)
+  )
+  SELECT ${moveSequencePast('subscribables', 'ins.id')} FROM ins`
 
 /**
  * What a subscription refers to, in one round trip: its user; its payment pairing (C6's, without
@@ -139,7 +150,10 @@ export function importsRepo(sql: Sql): ImportsTx {
         case 'api_key': return sql.one<ImportedApiKey>(API_KEY, [record.row.key_hash])
         case 'payment_method': return sql.one<PaymentMethod>(PAYMENT_METHOD, [record.row.id])
         case 'payment_source': return sql.one<PaymentSource>(PAYMENT_SOURCE, [record.row.id])
-        case 'subscribable': return sql.one<Subscribable>(SUBSCRIBABLE, [record.row.id])
+        case 'subscribable': {
+          const row = await sql.one<SubscribableRow>(SUBSCRIBABLE, [record.row.id])
+          return row && subscribableOf(row)
+        }
         case 'subscription': return storedSubscription(record.row.subscription.id)
       }
     },
@@ -148,7 +162,7 @@ export function importsRepo(sql: Sql): ImportsTx {
       switch (record.type) {
         case 'user': {
           const u = record.row
-          const inserted = await sql.one(INSERT_USER, [u.id, u.email, u.external_id, u.created_at, u.updated_at])
+          const inserted = await sql.one(INSERT_USER, [u.id, u.email, u.external_id, u.created_at, u.updated_at, u.locale, u.email_notifications])
           return inserted === undefined ? refuse('email', 'taken') : undefined
         }
         case 'api_key': return insertApiKey(record.row)
@@ -169,7 +183,11 @@ export function importsRepo(sql: Sql): ImportsTx {
         }
         case 'subscribable': {
           const c = record.row
-          const inserted = await sql.one(INSERT_SUBSCRIBABLE, [c.id, c.sku, c.name, c.subscribable, c.created_at, c.updated_at])
+          const prices = Object.entries(c.prices).map(([currency, amount]) => [currency, ...priceColumns(currency, minorOf(amount) as bigint)] as const)
+          const inserted = await sql.one(INSERT_SUBSCRIBABLE, [
+            c.id, c.sku, c.name, c.subscribable, basisPointsOf(c.discount_percent), c.created_at, c.updated_at,
+            prices.map((p) => p[0]), prices.map((p) => String(p[1])), c.discount_percent, prices.map((p) => p[2]), prices.map((p) => p[3]),
+          ])
           return inserted === undefined ? refuse('sku', 'taken') : undefined
         }
         case 'subscription': return insertSubscription(record.row)

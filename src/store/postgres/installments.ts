@@ -3,6 +3,7 @@ import { INSTALLMENT_STATES, renderInstallment, type Attempt, type Installment, 
 import type { AdminInstallmentFilter, BatchPlan, DueRow, InstallmentChange, InstallmentsTx, UnitContext } from '../api.ts'
 import { SUBSCRIPTION_COLUMNS, columns, subscriptionOf, type SubscriptionRow } from './rows.ts'
 import type { Sql } from './sql.ts'
+import { discountOf, moneyText, priceJoin, totalText } from '../money-sql.ts'
 
 /** An installments row (JSON columns still text) with its customer, as every read selects it. */
 interface InstallmentRow {
@@ -19,6 +20,9 @@ interface InstallmentRow {
   readonly payment_method_id: number | null
   readonly payment_source_id: number | null
   readonly currency: string
+  readonly subtotal: string | null
+  readonly discount_total: string | null
+  readonly total: string | null
   readonly created_at: string
   readonly updated_at: string
   readonly user_id: number
@@ -44,6 +48,9 @@ function toInstallment(r: InstallmentRow): Installment {
     payment_method_id: r.payment_method_id,
     payment_source_id: r.payment_source_id,
     currency: r.currency,
+    subtotal: r.subtotal,
+    discount_total: r.discount_total,
+    total: r.total,
     created_at: r.created_at,
     updated_at: r.updated_at,
   }
@@ -71,6 +78,7 @@ const toDueRow = (r: DueRow): DueRow => ({
   end_date: r.end_date,
   has_items: r.has_items,
   due_floor: r.due_floor,
+  currency: r.currency,
 })
 
 /**
@@ -86,7 +94,7 @@ const ACTING = "state IN ('active', 'pending_cancellation')"
 /** The subscription `alias` has something to deliver. */
 const hasItems = (alias: string): string => `EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = ${alias}.id)`
 const DUE_COLUMNS = `s.id, s.state, s.paused, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
-  ${hasItems('s')} AS has_items, s.due_floor`
+  ${hasItems('s')} AS has_items, s.due_floor, s.currency`
 
 // Two walks over due subscriptions, inside the batch's unit. By id, a window at a time:
 // neighbouring rows share pages. By (due_floor, id) through the partial index subscriptions_due:
@@ -124,6 +132,10 @@ const FIRST_DUE = `SELECT s.actionable_date AS d FROM subscriptions s
 const OLDEST_DUE = `SELECT min(s.actionable_date) AS d FROM subscriptions s
   WHERE s.${ACTING} AND s.due_floor <= $2 AND s.actionable_date <= $1 AND ${hasItems('s')}`
 
+/** A text value as JSON text (`null` for null), as SQLite's json_object writes it. */
+const jsonText = (expr: string): string => `coalesce(to_json(${expr})::text, 'null')`
+const snapshotTotal = (expr: string): string => totalText(expr, 'max(l.u)')
+
 /**
  * A batch's installments, and its subscriptions moved on, in one statement. `held`: the plans
  * whose subscription still has the date the plan was made from (a compare-and-set), the rows
@@ -140,15 +152,25 @@ const CREATE_AND_MOVE = `WITH p AS (
     FROM p JOIN subscriptions s ON s.id = p.id WHERE s.actionable_date = p.due FOR UPDATE OF s
   ), made AS (
     INSERT INTO installments (subscription_id, due_date, state, line_items, shipping_address, billing_address,
-        payment_method_id, payment_source_id, currency, created_at, updated_at)
-      SELECT h.id, h.due, 'pending', g.lines, h.shipping_address, h.billing_address, h.payment_method_id, h.payment_source_id, h.currency, $5, $5
+        payment_method_id, payment_source_id, currency, subtotal, discount_total, total, created_at, updated_at)
+      SELECT h.id, h.due, 'pending', g.lines, h.shipping_address, h.billing_address, h.payment_method_id, h.payment_source_id, h.currency,
+        g.subtotal, g.discount_total, g.total, $5, $5
       FROM held h JOIN LATERAL (
-        SELECT '[' || string_agg('{"subscribable_id":' || li.subscribable_id || ',"sku":' || to_json(sb.sku::text) || ',"name":' || to_json(sb.name::text)
-            || ',"quantity":' || li.quantity || '}', ',' ORDER BY li.id) || ']' AS lines
-        FROM line_items li JOIN subscribables sb ON sb.id = li.subscribable_id WHERE li.subscription_id = h.id
+        SELECT '[' || string_agg('{"subscribable_id":' || l.subscribable_id || ',"sku":' || to_json(l.sku::text) || ',"name":' || to_json(l.name::text)
+            || ',"quantity":' || l.quantity || ',"price":' || ${jsonText('l.price')}
+            || ',"discount_percent":' || ${jsonText('l.percent')} || ',"total":' || ${jsonText(moneyText('l.amount - l.discount', 'l.u'))} || '}', ',' ORDER BY l.id) || ']' AS lines,
+          ${snapshotTotal('l.amount')} AS subtotal, ${snapshotTotal('l.discount')} AS discount_total, ${snapshotTotal('l.amount - l.discount')} AS total
+        FROM (SELECT li.id, li.subscribable_id, c.sku, c.name, li.quantity, p.amount AS unit, p.amount_text AS price, c.discount_percent AS percent,
+            li.quantity * p.amount AS amount, ${discountOf('li.quantity * p.amount', 'c.discount_bp')} AS discount, p.minor_unit AS u
+          FROM line_items li ${priceJoin('h.currency')} WHERE li.subscription_id = h.id) l
       ) g ON g.lines IS NOT NULL
     ON CONFLICT (subscription_id, due_date) DO NOTHING
     RETURNING *
+  ), counted AS (
+    -- C16's monthly report counts the installments made (migration 10), in this batch's shard.
+    INSERT INTO report_months AS r (currency, month, shard, installments_made)
+      SELECT m.currency, substr(m.created_at, 1, 7), pg_backend_pid() % 64, count(*) FROM made m GROUP BY 1, 2
+    ON CONFLICT (currency, month, shard) DO UPDATE SET installments_made = r.installments_made + EXCLUDED.installments_made
   ), moved AS (
     UPDATE subscriptions s SET actionable_date = h.next, due_floor = h.next, state = h.state, paused = false, successive_skip_count = 0,
         processing_state = CASE WHEN s.id IN (SELECT subscription_id FROM made) THEN 'pending' ELSE s.processing_state END, updated_at = $5

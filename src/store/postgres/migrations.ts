@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg'
-import { DatabaseTooNewError } from '../sqlite/migrations.ts'
+import { DatabaseTooNewError, inVersionOrder } from '../sqlite/migrations.ts'
 
 /**
  * PostgreSQL's forward-only migrations (docs/postgresql.md). A PostgreSQL database starts at one
@@ -285,12 +285,175 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     `,
   },
   {
+    version: 10,
+    // SQLite's migration 10 (money, C16): the same tables, the same backfill, the same triggers.
+    // report_months is written by every instance at once: a transaction adds to the row of its
+    // own shard (its backend's pid, mod 64), so concurrent creates and cancels do not queue on
+    // one row lock until commit; a report sums the shards.
+    name: 'prices, discounts, installment totals and the monthly report',
+    sql: `
+      ALTER TABLE subscribables ADD COLUMN discount_bp integer NOT NULL DEFAULT 0 CHECK (discount_bp BETWEEN 0 AND 10000);
+      ALTER TABLE subscribables ADD COLUMN discount_percent text NOT NULL DEFAULT '0';
+      CREATE TABLE subscribable_prices (
+        subscribable_id bigint NOT NULL REFERENCES subscribables(id) ON DELETE CASCADE,
+        currency ${T} NOT NULL,
+        amount bigint NOT NULL CHECK (amount >= 0),
+        amount_text text NOT NULL,
+        minor_unit integer NOT NULL,
+        PRIMARY KEY (subscribable_id, currency)
+      );
+      ALTER TABLE installments ADD COLUMN subtotal text;
+      ALTER TABLE installments ADD COLUMN discount_total text;
+      ALTER TABLE installments ADD COLUMN total text;
+      CREATE TABLE report_months (
+        currency ${T} NOT NULL,
+        month ${T} NOT NULL,
+        shard integer NOT NULL DEFAULT 0,
+        new_subscriptions bigint NOT NULL DEFAULT 0,
+        canceled_subscriptions bigint NOT NULL DEFAULT 0,
+        active_change bigint NOT NULL DEFAULT 0,
+        installments_made bigint NOT NULL DEFAULT 0,
+        installments_fulfilled bigint NOT NULL DEFAULT 0,
+        fulfilled_total bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (currency, month, shard)
+      );
+      CREATE INDEX subscriptions_recurring ON subscriptions(currency, id) WHERE state IN ('active', 'pending_cancellation') AND NOT paused;
+      CREATE FUNCTION report_add(c text, m text, n_new bigint, n_canceled bigint, n_active bigint, n_made bigint, n_fulfilled bigint, n_total bigint)
+      RETURNS void LANGUAGE sql AS $$
+        INSERT INTO report_months AS r (currency, month, shard, new_subscriptions, canceled_subscriptions, active_change,
+            installments_made, installments_fulfilled, fulfilled_total)
+          VALUES (c, m, pg_backend_pid() % 64, n_new, n_canceled, n_active, n_made, n_fulfilled, n_total)
+        ON CONFLICT (currency, month, shard) DO UPDATE SET
+          new_subscriptions = r.new_subscriptions + EXCLUDED.new_subscriptions,
+          canceled_subscriptions = r.canceled_subscriptions + EXCLUDED.canceled_subscriptions,
+          active_change = r.active_change + EXCLUDED.active_change,
+          installments_made = r.installments_made + EXCLUDED.installments_made,
+          installments_fulfilled = r.installments_fulfilled + EXCLUDED.installments_fulfilled,
+          fulfilled_total = r.fulfilled_total + EXCLUDED.fulfilled_total
+      $$;
+      SELECT report_add(currency, substr(created_at, 1, 7), count(*), 0, count(*), 0, 0, 0) FROM subscriptions GROUP BY currency, substr(created_at, 1, 7);
+      SELECT report_add(currency, substr(updated_at, 1, 7), 0, count(*) FILTER (WHERE state = 'canceled'), -count(*), 0, 0, 0)
+        FROM subscriptions WHERE state NOT IN ('active', 'pending_cancellation') GROUP BY currency, substr(updated_at, 1, 7);
+      SELECT report_add(currency, substr(created_at, 1, 7), 0, 0, 0, count(*), 0, 0) FROM installments GROUP BY currency, substr(created_at, 1, 7);
+      SELECT report_add(currency, substr(updated_at, 1, 7), 0, 0, 0, 0, count(*), 0) FROM installments WHERE state = 'fulfilled' GROUP BY currency, substr(updated_at, 1, 7);
+      CREATE FUNCTION report_subscription_created() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM report_add(NEW.currency, substr(NEW.created_at, 1, 7), 1, 0, 1, 0, 0, 0);
+        IF NEW.state NOT IN ('active', 'pending_cancellation') THEN
+          PERFORM report_add(NEW.currency, substr(NEW.updated_at, 1, 7), 0, (NEW.state = 'canceled')::int, -1, 0, 0, 0);
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER report_subscription_created AFTER INSERT ON subscriptions FOR EACH ROW EXECUTE FUNCTION report_subscription_created();
+      CREATE FUNCTION report_subscription_state() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM report_add(NEW.currency, substr(NEW.updated_at, 1, 7), 0, (NEW.state = 'canceled')::int,
+          CASE WHEN NEW.state IN ('active', 'pending_cancellation') THEN 1 ELSE -1 END, 0, 0, 0);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER report_subscription_state AFTER UPDATE OF state ON subscriptions FOR EACH ROW
+        WHEN ((OLD.state IN ('active', 'pending_cancellation')) <> (NEW.state IN ('active', 'pending_cancellation')))
+        EXECUTE FUNCTION report_subscription_state();
+      CREATE FUNCTION report_subscription_currency() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM report_add(OLD.currency, substr(NEW.updated_at, 1, 7), 0, 0, -1, 0, 0, 0);
+        PERFORM report_add(NEW.currency, substr(NEW.updated_at, 1, 7), 0, 0, 1, 0, 0, 0);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER report_subscription_currency AFTER UPDATE OF currency ON subscriptions FOR EACH ROW
+        WHEN (OLD.currency <> NEW.currency AND NEW.state IN ('active', 'pending_cancellation'))
+        EXECUTE FUNCTION report_subscription_currency();
+      CREATE FUNCTION report_installment_fulfilled() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM report_add(NEW.currency, substr(NEW.updated_at, 1, 7), 0, 0, 0, 0, 1, coalesce(replace(NEW.total, '.', '')::bigint, 0));
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER report_installment_fulfilled AFTER UPDATE OF state ON installments FOR EACH ROW
+        WHEN (NEW.state = 'fulfilled' AND OLD.state <> 'fulfilled')
+        EXECUTE FUNCTION report_installment_fulfilled();
+    `,
+  },
+  {
+    version: 11,
+    name: 'customer e-mail: user locale and notifications, upcoming deliveries, the mail outbox',
+    sql: `
+      ALTER TABLE users ADD COLUMN locale ${T};
+      ALTER TABLE users ADD COLUMN email_notifications boolean NOT NULL DEFAULT true;
+      ALTER TABLE subscriptions ADD COLUMN upcoming_for ${T};
+      CREATE TABLE emails (
+        id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+        user_id bigint NOT NULL REFERENCES users(id),
+        kind ${T} NOT NULL CHECK (kind IN ('upcoming', 'payment_failed', 'canceled')),
+        event_id bigint NOT NULL,
+        to_address ${T},
+        subject text,
+        state ${T} NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'failed')),
+        retries integer NOT NULL DEFAULT 0,
+        attempts text NOT NULL DEFAULT '[]',
+        due_ms bigint,
+        created_ms bigint NOT NULL,
+        updated_ms bigint NOT NULL
+      );
+      CREATE INDEX emails_pending ON emails(due_ms, id) WHERE state = 'pending';
+      CREATE INDEX emails_user ON emails(user_id, id);
+      CREATE INDEX emails_state ON emails(state, id);
+      CREATE TABLE email_totals (
+        id bigint PRIMARY KEY CHECK (id = 1),
+        sent bigint NOT NULL DEFAULT 0,
+        failed bigint NOT NULL DEFAULT 0
+      );
+    `,
+  },
+  {
+    version: 13,
+    // Issue 28 (C18): `GET /users?q=` (accounts.ts). The email prefix uses the unique index on
+    // lower(email) as it is; these index the external id and the part of the email after `@`.
+    // The columns are COLLATE "C", so lower() folds ASCII only (as SQLite's does) and the indexes
+    // order byte-wise, which makes a prefix one range of each.
+    name: 'user search by external id and email domain',
+    sql: `
+      CREATE INDEX users_external_id_lower ON users (lower(external_id));
+      CREATE INDEX users_email_domain ON users (lower(substr(email, strpos(email, '@') + 1)));
+    `,
+  },
+  {
     version: 14,
     // SQLite migration 14 (C18): who made each change, and in which request; NULL before.
     // Nullable columns without a default: a catalog change only, and the release before keeps
     // writing events (it names its columns, so these stay NULL in its rows).
     name: 'event actors and request ids',
     sql: `ALTER TABLE events ADD COLUMN actor_type ${T}, ADD COLUMN actor_id bigint, ADD COLUMN request_id text;`,
+  },
+  {
+    version: 12,
+    // SQLite migration 12 (issue 28, C18): disabled endpoints get no new deliveries, a
+    // webhook.test event is not fanned out, failed deliveries are listed by id. Expand only: a
+    // binary of the release before keeps working (its endpoints are all enabled, by default).
+    name: 'disabled webhook endpoints, test events, failed deliveries by id',
+    sql: `
+      ALTER TABLE webhook_endpoints ADD COLUMN disabled boolean NOT NULL DEFAULT false;
+      CREATE OR REPLACE FUNCTION events_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        ms bigint := round(extract(epoch FROM NEW.created_at::timestamptz) * 1000)::bigint;
+      BEGIN
+        IF NEW.type = 'webhook.test' THEN RETURN NULL; END IF;
+        INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, due_ms, created_ms, updated_ms)
+          SELECT w.id, NEW.id, NEW.type, ms, ms, ms FROM webhook_endpoints w
+          WHERE w.deleted_at IS NULL AND NOT w.disabled AND (w.events = '["*"]' OR w.events::jsonb ? NEW.type);
+        RETURN NULL;
+      END $$;
+      CREATE INDEX webhook_deliveries_failed ON webhook_deliveries(id) WHERE state = 'failed';
+    `,
+  },
+  {
+    version: 15,
+    // SQLite migration 15 (C17): one-time add-ons; a constant default is a catalog change only.
+    // The partial index holds only one-time lines, which the processor looks up per batch.
+    name: 'one-time line items',
+    sql: `
+      ALTER TABLE line_items ADD COLUMN one_time boolean NOT NULL DEFAULT false;
+      CREATE INDEX line_items_one_time ON line_items (subscription_id, id) WHERE one_time;
+    `,
   },
 ]
 
@@ -306,7 +469,8 @@ const MIGRATION_LOCK = 0x7265706c // 'repl'
  * above the highest: migrations written side by side may land in any order (SQLite's runner too).
  */
 export async function migratePostgres(client: PoolClient, migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS): Promise<{ from: number; to: number }> {
-  const target = Math.max(0, ...migrations.map((m) => m.version))
+  const ordered = inVersionOrder(migrations)
+  const target = ordered[ordered.length - 1]?.version ?? 0
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
   try {
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)`)
@@ -314,7 +478,9 @@ export async function migratePostgres(client: PoolClient, migrations: readonly P
     const applied = new Set(rows.map((r) => r.version))
     const current = Math.max(0, ...applied)
     if (current > target) throw new DatabaseTooNewError(current, target)
-    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    // Every version not applied yet, below the newest applied one too: each is recorded on its
+    // own, so one that landed after a higher one (issues side by side) is still applied.
+    for (const m of ordered) {
       if (applied.has(m.version)) continue
       await client.query('BEGIN')
       try {

@@ -69,7 +69,8 @@ export function overviewRepo(sql: Sql): OverviewReads {
       const rows = await sql.rows<{ state: State; paused: boolean; due: string | null; n: number }>(TALLY, [after, upto, dueThrough])
       for (const r of rows) {
         byState[r.state] += r.n
-        if (r.paused) paused += r.n
+        // `paused` counts active ones (the API's word): paused is a flag, and a pending cancellation keeps it.
+        if (r.paused && r.state === 'active') paused += r.n
         if (r.due !== null) due[r.due] = (due[r.due] ?? 0) + r.n
       }
       return { by_state: byState, paused, due }

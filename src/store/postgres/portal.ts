@@ -38,6 +38,12 @@ export function portalRepo(sql: Sql): PortalTx {
           WHERE s.session_hash = $1 AND s.expires_at > $2 AND u.email IS NOT NULL`,
         [sessionHash, now],
       ),
+    returnUrlOfLink: async (tokenHash) =>
+      (await sql.one<{ return_url: string | null }>(
+        `SELECT l.return_url FROM portal_links l JOIN users u ON u.id = l.user_id
+          WHERE l.token_hash = $1 AND u.email IS NOT NULL`,
+        [tokenHash],
+      ))?.return_url ?? null,
     async touchSession(id, expiresAt, now) {
       await sql.run('UPDATE portal_sessions SET expires_at = $1, touched_at = $2 WHERE id = $3', [expiresAt, now, id])
     },

@@ -1,4 +1,4 @@
-import type { Address, LineItem, Subscription } from '../../domain/types.ts'
+import type { Address, LineItem, PricedLineItem, Subscription } from '../../domain/types.ts'
 
 /**
  * Rows as `pg` answers them (sql.ts: int8 and numeric as numbers, booleans as booleans, text as
@@ -7,7 +7,7 @@ import type { Address, LineItem, Subscription } from '../../domain/types.ts'
  */
 
 /** The columns every subscription read selects; `subscriptionOf` maps them. */
-export { SUBSCRIPTION_COLUMNS, LINE_ITEM_COLUMNS } from '../columns.ts'
+export { SUBSCRIPTION_COLUMNS, LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_FROM } from '../columns.ts'
 
 /** `alias.a, alias.b, …` for a SELECT list. */
 export const columns = (list: readonly string[], alias = ''): string => list.map((c) => (alias ? `${alias}.${c}` : c)).join(', ')
@@ -56,7 +56,13 @@ export function lineItemOf(r: LineItemRow): LineItem {
     quantity: r.quantity,
     created_at: r.created_at,
     updated_at: r.updated_at,
+    one_time: r.one_time,
   }
+}
+
+/** A priced line item (C16) with the domain's keys in order, whatever else the row carried. */
+export function pricedLineItemOf(r: PricedLineItem): PricedLineItem {
+  return { ...lineItemOf(r), currency: r.currency, unit_price: r.unit_price === null ? null : Number(r.unit_price), discount_bp: r.discount_bp }
 }
 
 export { nowIso } from '../now.ts'

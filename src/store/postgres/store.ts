@@ -19,6 +19,9 @@ import { deliveriesRepo } from './deliveries.ts'
 import { importsRepo } from './imports.ts'
 import { portalRepo } from './portal.ts'
 import { overviewRepo } from './overview.ts'
+import { emailsRepo } from './emails.ts'
+import { upcomingRepo } from './upcoming.ts'
+import { reportsRepo } from './reports.ts'
 
 export { sessionName } from './connection.ts'
 
@@ -117,6 +120,8 @@ function postgresStore(pool: pg.Pool): PostgresStore {
     deliveries: reads.deliveries,
     portal: reads.portal,
     overview: reads.overview,
+    emails: reads.emails,
+    reports: reads.reports,
     write: <T>(unit: Unit<T>, context: UnitContext = SYSTEM_UNIT) => runUnit(pool, unit, (sql) => txOn(sql, pruned, context), outage, context.dryRun),
     bulk: <T>(job: () => Promise<T>) => job(),
     /**
@@ -186,6 +191,9 @@ function txOn(sql: Sql, pruned: PruneClock, context: UnitContext): Tx {
     get imports() { return lazy('imports', importsRepo) },
     get portal() { return lazy('portal', portalRepo) },
     get overview() { return lazy('overview', overviewRepo) },
+    get emails() { return lazy('emails', emailsRepo) },
+    get upcoming() { return lazy('upcoming', upcomingRepo) },
+    get reports() { return lazy('reports', reportsRepo) },
   }
 }
 

@@ -1,15 +1,37 @@
-import type { LineItem, State, Subscription, SubscriptionPatch } from '../../domain/types.ts'
+import type { PricedLineItem, State, Subscription, SubscriptionPatch } from '../../domain/types.ts'
 import { COLUMN_OF } from '../columns.ts'
 import type { NewSubscription } from '../../domain/subscription-input.ts'
 import { renderSubscription } from '../../domain/representation.ts'
-import type { AdminSubscriptionFilter, SubscriptionJson, SubscriptionsTx } from '../api.ts'
+import type { AdminSubscriptionFilter, SubscriptionExportRow, SubscriptionJson, SubscriptionsTx } from '../api.ts'
 import type { Sql } from './sql.ts'
 import { unlessRemoved } from './conflict.ts'
-import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, subscriptionOf, type LineItemRow, type SubscriptionRow } from './rows.ts'
+import { LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_FROM, SUBSCRIPTION_COLUMNS, columns, nowIso, pricedLineItemOf, subscriptionOf, type SubscriptionRow } from './rows.ts'
+import { priceJoin } from '../money-sql.ts'
 
 const S = columns(SUBSCRIPTION_COLUMNS)
-const L = columns(LINE_ITEM_COLUMNS)
-const LI = columns(LINE_ITEM_COLUMNS, 'li')
+
+const SA = columns(SUBSCRIPTION_COLUMNS, 's')
+
+/** The WHERE of an admin list of subscriptions `s` (C11, C13, C18), with its arguments: `after` first, `limit` last. */
+function adminFilter(f: AdminSubscriptionFilter): { where: string; args: unknown[] } {
+  const where = ['s.id > $1']
+  const args: unknown[] = [f.after]
+  const add = (condition: string, value: unknown): void => {
+    args.push(value)
+    where.push(`${condition} $${args.length}`)
+  }
+  if (f.state !== undefined) add('s.state =', f.state)
+  if (f.userId !== undefined) add('s.user_id =', f.userId)
+  if (f.actionableBefore !== undefined) add('s.actionable_date <', f.actionableBefore)
+  if (f.paused !== undefined) add('s.paused =', f.paused)
+  args.push(f.limit)
+  return { where: where.join(' AND '), args }
+}
+
+/** Subscription `s`'s line items as `[[quantity, sku, name], …]` in C3's order: the export's item names. */
+const EXPORT_ITEMS = `SELECT coalesce(json_agg(json_build_array(li.quantity, sb.sku, sb.name) ORDER BY li.id), '[]')
+  FROM line_items li JOIN subscribables sb ON sb.id = li.subscribable_id WHERE li.subscription_id = s.id`
+type ExportRow = SubscriptionRow & { readonly user_email: string | null; readonly user_external_id: string | null; readonly items: [number, string, string][] }
 
 /** A patch value as its column holds it: addresses are JSON text, `paused` a boolean as it is. */
 function sqlValue(key: keyof SubscriptionPatch, value: unknown): unknown {
@@ -19,15 +41,19 @@ function sqlValue(key: keyof SubscriptionPatch, value: unknown): unknown {
 }
 
 /**
- * A subscription's columns and its line items (by id, as C3 lists them) in one row: the items
- * come back as a JSON array that pg parses, so a body costs one round trip.
+ * A subscription (alias `o`) with its line items (by id, as C3 lists them) priced as the catalog
+ * says now (C16), in one row: the items come back as a JSON array that pg parses, so a body
+ * costs one round trip.
  */
-const WITH_LINE_ITEMS = `${columns(SUBSCRIPTION_COLUMNS, 's')},
-  (SELECT coalesce(json_agg(li ORDER BY li.id), '[]') FROM (SELECT ${L} FROM line_items WHERE subscription_id = s.id) li) AS line_items`
-type BodyRow = SubscriptionRow & { readonly line_items: LineItemRow[] }
+const WITH_LINE_ITEMS = `${columns(SUBSCRIPTION_COLUMNS, 'o')},
+  (SELECT coalesce(json_agg(x ORDER BY x.id), '[]') FROM (
+    SELECT ${columns(LINE_ITEM_COLUMNS, 'li')},
+      o.currency AS currency, p.amount AS unit_price, c.discount_bp AS discount_bp
+    FROM line_items li ${priceJoin('o.currency')} WHERE li.subscription_id = o.id) x) AS line_items`
+type BodyRow = SubscriptionRow & { readonly line_items: PricedLineItem[] }
 
 /** The C3 body, rendered by the domain (representation.ts) as SQLite's json_object renders it. */
-const bodyOf = (row: BodyRow): string => JSON.stringify(renderSubscription(subscriptionOf(row), row.line_items.map(lineItemOf)))
+const bodyOf = (row: BodyRow): string => JSON.stringify(renderSubscription(subscriptionOf(row), row.line_items.map(pricedLineItemOf)))
 
 // The processor's floor starts at the date ($4 twice; the due_floor trigger would set it anyway).
 // The line items go in with it, in the order given (ORDER BY ordinality: their ids follow it).
@@ -38,9 +64,9 @@ const CREATE = `WITH s AS (
     VALUES ($1, 'active', false, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $4, $14, $15)
     RETURNING id
   ), items AS (
-    INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at)
-    SELECT s.id, u.subscribable_id, u.quantity, $13, $13
-    FROM s, unnest($16::bigint[], $17::integer[]) WITH ORDINALITY AS u(subscribable_id, quantity, n)
+    INSERT INTO line_items (subscription_id, subscribable_id, quantity, one_time, created_at, updated_at)
+    SELECT s.id, u.subscribable_id, u.quantity, u.one_time, $13, $13
+    FROM s, unnest($16::bigint[], $17::integer[], $18::boolean[]) WITH ORDINALITY AS u(subscribable_id, quantity, one_time, n)
     ORDER BY u.n
   )
   SELECT id FROM s`
@@ -49,10 +75,12 @@ const CREATE = `WITH s AS (
 // order), makes a unit that waited on the subscription see the item as it was committed then: the
 // subscription's lock alone would answer the row version read before the wait, even one deleted
 // meanwhile. Units that write a line item hold its subscription first, so the order never deadlocks them.
-const LINE_ITEM_WITH_OWNER = `SELECT ${LI}, s.user_id AS owner_id FROM line_items li JOIN subscriptions s ON s.id = li.subscription_id`
+const LINE_ITEM_WITH_OWNER = `SELECT ${PRICED_LINE_ITEM_COLUMNS}, s.user_id AS owner_id FROM ${PRICED_LINE_ITEM_FROM}`
+/** A line item a statement just wrote (the CTE `w`), read back priced. */
+const PRICED_WRITTEN = `SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM w li JOIN subscriptions s ON s.id = li.subscription_id ${priceJoin('s.currency')}`
 
-type OwnedLineItem = LineItem & { owner_id: number }
-const ownedOf = (row: LineItemRow & { owner_id: number }): OwnedLineItem => ({ ...lineItemOf(row), owner_id: row.owner_id })
+type OwnedLineItem = PricedLineItem & { owner_id: number }
+const ownedOf = (row: PricedLineItem & { owner_id: number }): OwnedLineItem => ({ ...pricedLineItemOf(row), owner_id: row.owner_id })
 
 /** The UPDATE for one set of patched columns, in the patch's key order: a handful serve every request. */
 const updateTexts = new Map<string, string>()
@@ -79,16 +107,21 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
   }
   const subscriptions = async (text: string, values: readonly unknown[]): Promise<Subscription[]> =>
     (await sql.rows<SubscriptionRow>(text, values)).map(subscriptionOf)
-  const lineItems = async (text: string, values: readonly unknown[]): Promise<LineItem[]> =>
-    (await sql.rows<LineItemRow>(text, values)).map(lineItemOf)
+  const lineItems = async (text: string, values: readonly unknown[]): Promise<PricedLineItem[]> =>
+    (await sql.rows<PricedLineItem>(text, values)).map(pricedLineItemOf)
+  const written = async (text: string, values: readonly unknown[]): Promise<PricedLineItem> => {
+    const [item] = await lineItems(text, values)
+    if (item === undefined) throw new Error('a line item write answered no row')
+    return item
+  }
   const ids = async (text: string, values: readonly unknown[]): Promise<number[]> =>
     (await sql.rows<{ id: number }>(text, values)).map((r) => r.id)
   const ownedLineItem = async (text: string, id: number): Promise<OwnedLineItem | undefined> => {
-    const row = await sql.one<LineItemRow & { owner_id: number }>(text, [id])
+    const row = await sql.one<PricedLineItem & { owner_id: number }>(text, [id])
     return row ? ownedOf(row) : undefined
   }
   const render = async (id: number): Promise<SubscriptionJson | undefined> => {
-    const row = await sql.one<BodyRow>(`SELECT ${WITH_LINE_ITEMS} FROM subscriptions s WHERE s.id = $1`, [id])
+    const row = await sql.one<BodyRow>(`SELECT ${WITH_LINE_ITEMS} FROM subscriptions o WHERE o.id = $1`, [id])
     return row ? { user_id: row.user_id, body: bodyOf(row) } : undefined
   }
 
@@ -101,7 +134,7 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
         s.shipping_address ? JSON.stringify(s.shipping_address) : null,
         s.billing_address ? JSON.stringify(s.billing_address) : null,
         today, now, s.skip_count ?? 0, s.successive_skip_count ?? 0,
-        s.line_items.map((li) => li.subscribable_id), s.line_items.map((li) => li.quantity),
+        s.line_items.map((li) => li.subscribable_id), s.line_items.map((li) => li.quantity), s.line_items.map((li) => li.one_time === true),
       ]), ITEM_KEY)
       if (!row) throw new Error('INSERT … RETURNING answered no subscription id')
       return row.id
@@ -111,7 +144,7 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
     async findJsonMany(list: readonly number[]): Promise<string[]> {
       if (list.length === 0) return []
       const rows = await sql.rows<BodyRow>(`SELECT ${WITH_LINE_ITEMS}
-        FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, n) JOIN subscriptions s ON s.id = u.id ORDER BY u.n`, [list])
+        FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, n) JOIN subscriptions o ON o.id = u.id ORDER BY u.n`, [list])
       return rows.map(bodyOf)
     },
     /** `keepLineItems` only steers SQLite's line-item cache; there is none here. */
@@ -156,17 +189,20 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
       return row?.n ?? 0
     },
     adminList(f: AdminSubscriptionFilter): Promise<Subscription[]> {
-      const where = ['id > $1']
-      const args: unknown[] = [f.after]
-      const add = (condition: string, value: unknown): void => {
-        args.push(value)
-        where.push(`${condition} $${args.length}`)
-      }
-      if (f.state !== undefined) add('state =', f.state)
-      if (f.userId !== undefined) add('user_id =', f.userId)
-      if (f.actionableBefore !== undefined) add('actionable_date <', f.actionableBefore)
-      args.push(f.limit)
-      return subscriptions(`SELECT ${S} FROM subscriptions WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args)
+      const { where, args } = adminFilter(f)
+      return subscriptions(`SELECT ${SA} FROM subscriptions s WHERE ${where} ORDER BY s.id LIMIT $${args.length}`, args)
+    },
+    /** An export's batch (C18): the list's rows with their owner and item names, one statement. */
+    async exportBatch(f: AdminSubscriptionFilter): Promise<SubscriptionExportRow[]> {
+      const { where, args } = adminFilter(f)
+      const rows = await sql.rows<ExportRow>(`SELECT ${SA}, u.email AS user_email, u.external_id AS user_external_id, (${EXPORT_ITEMS}) AS items
+        FROM subscriptions s JOIN users u ON u.id = s.user_id WHERE ${where} ORDER BY s.id LIMIT $${args.length}`, args)
+      return rows.map((r) => ({
+        subscription: subscriptionOf(r),
+        user_email: r.user_email,
+        user_external_id: r.user_external_id,
+        items: r.items.map(([quantity, sku, name]) => ({ quantity, sku, name })),
+      }))
     },
     /**
      * Held as by `lockAllOfUser`, in id order: the caller records an event for each and clears them
@@ -177,12 +213,12 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
     async clearPaymentSource(sourceId: number): Promise<void> {
       await sql.run('UPDATE subscriptions SET payment_method_id = NULL, payment_source_id = NULL, updated_at = $1 WHERE payment_source_id = $2', [nowIso(), sourceId])
     },
-    lineItems: (subscriptionId: number) => lineItems(`SELECT ${L} FROM line_items WHERE subscription_id = $1 ORDER BY id`, [subscriptionId]),
+    lineItems: (subscriptionId: number) => lineItems(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM} WHERE li.subscription_id = $1 ORDER BY li.id`, [subscriptionId]),
     /** The line items of many subscriptions (a page of a list), grouped by subscription. */
-    async lineItemsOfMany(list: readonly number[]): Promise<Map<number, LineItem[]>> {
-      const out = new Map<number, LineItem[]>()
+    async lineItemsOfMany(list: readonly number[]): Promise<Map<number, PricedLineItem[]>> {
+      const out = new Map<number, PricedLineItem[]>()
       if (list.length === 0) return out
-      for (const li of await lineItems(`SELECT ${L} FROM line_items WHERE subscription_id = ANY($1::bigint[]) ORDER BY id`, [list])) {
+      for (const li of await lineItems(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM} WHERE li.subscription_id = ANY($1::bigint[]) ORDER BY li.id`, [list])) {
         const items = out.get(li.subscription_id)
         if (items) items.push(li)
         else out.set(li.subscription_id, [li])
@@ -191,38 +227,49 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
     },
     findLineItem: (id: number) => ownedLineItem(`${LINE_ITEM_WITH_OWNER} WHERE li.id = $1`, id),
     lockLineItem: (id: number) => ownedLineItem(`${LINE_ITEM_WITH_OWNER} WHERE li.id = $1 FOR UPDATE OF s, li`, id),
-    async lineItemById(id: number): Promise<LineItem | undefined> {
-      const row = await sql.one<LineItemRow>(`SELECT ${L} FROM line_items WHERE id = $1`, [id])
-      return row ? lineItemOf(row) : undefined
+    async lineItemById(id: number): Promise<PricedLineItem | undefined> {
+      return (await lineItems(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM} WHERE li.id = $1`, [id]))[0]
     },
-    /** Inserts a line item and answers it: every column but the id is one of its inputs. */
-    async addLineItem(subscriptionId: number, subscribableId: number, quantity: number): Promise<LineItem> {
-      const now = nowIso()
-      const row = await unlessRemoved(sql.one<{ id: number }>(`INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at)
-        VALUES ($1, $2, $3, $4, $4) RETURNING id`, [subscriptionId, subscribableId, quantity, now]), ITEM_KEY)
-      if (!row) throw new Error('INSERT … RETURNING answered no line item id')
-      return { id: row.id, subscription_id: subscriptionId, subscribable_id: subscribableId, quantity, created_at: now, updated_at: now }
+    /** Inserts a line item and answers it priced (C16), in one statement. */
+    addLineItem(subscriptionId: number, subscribableId: number, quantity: number, oneTime: boolean): Promise<PricedLineItem> {
+      return unlessRemoved(written(`WITH w AS (INSERT INTO line_items (subscription_id, subscribable_id, quantity, one_time, created_at, updated_at)
+        VALUES ($1, $2, $3, $5, $4, $4) RETURNING *) ${PRICED_WRITTEN}`, [subscriptionId, subscribableId, quantity, nowIso(), oneTime]), ITEM_KEY)
     },
     /**
-     * Writes the new product and quantity and answers the item as it now stands. One statement
-     * serves both changes: PostgreSQL checks the foreign key only when the product changed.
+     * Writes the new product and quantity and answers the item as it now stands, priced: a new
+     * quantity keeps the price and discount the item was read with in this unit; a new product's
+     * are read back in the same statement (PostgreSQL checks the foreign key only then).
      */
-    async updateLineItem(item: LineItem, subscribableId: number, quantity: number): Promise<LineItem> {
+    async updateLineItem(item: PricedLineItem, subscribableId: number, quantity: number): Promise<PricedLineItem> {
       const now = nowIso()
-      await unlessRemoved(sql.run('UPDATE line_items SET subscribable_id = $1, quantity = $2, updated_at = $3 WHERE id = $4', [subscribableId, quantity, now, item.id]), ITEM_KEY)
-      return { ...item, subscribable_id: subscribableId, quantity, updated_at: now }
+      if (subscribableId === item.subscribable_id) {
+        await sql.run('UPDATE line_items SET quantity = $1, updated_at = $2 WHERE id = $3', [quantity, now, item.id])
+        return { ...item, quantity, updated_at: now }
+      }
+      return unlessRemoved(written(`WITH w AS (UPDATE line_items SET subscribable_id = $1, quantity = $2, updated_at = $3 WHERE id = $4 RETURNING *)
+        ${PRICED_WRITTEN}`, [subscribableId, quantity, now, item.id]), ITEM_KEY)
     },
     async deleteLineItem(id: number): Promise<void> {
       await sql.run('DELETE FROM line_items WHERE id = $1', [id])
+    },
+    /**
+     * One statement through the partial index of one-time lines (migration 15). The batch's
+     * subscriptions are held by its unit (the due walk locks them), so no request changes these
+     * lines meanwhile; the rows deleted are read back priced as they were.
+     */
+    takeOneTimeLines(subscriptionIds: readonly number[]): Promise<PricedLineItem[]> {
+      if (subscriptionIds.length === 0) return Promise.resolve([])
+      return lineItems(`WITH w AS (DELETE FROM line_items WHERE one_time AND subscription_id = ANY($1::bigint[]) RETURNING *)
+        ${PRICED_WRITTEN} ORDER BY li.id`, [subscriptionIds])
     },
     /**
      * Held as by `lockLineItem`: the caller deletes each with an event, so an item moved to
      * another product meanwhile must drop out (the lock rechecks the condition on the row as
      * committed). A scan, as on SQLite: only the admin's rare DELETE of a catalog item reads it.
      */
-    async lineItemsOfSubscribable(subscribableId: number): Promise<LineItem[]> {
-      return (await sql.rows<LineItemRow>(`SELECT ${LI} FROM line_items li JOIN subscriptions s ON s.id = li.subscription_id
-        WHERE li.subscribable_id = $1 ORDER BY li.id FOR UPDATE OF s, li`, [subscribableId])).map(lineItemOf)
+    lineItemsOfSubscribable(subscribableId: number): Promise<PricedLineItem[]> {
+      return lineItems(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM}
+        WHERE li.subscribable_id = $1 ORDER BY li.id FOR UPDATE OF s, li`, [subscribableId])
     },
   }
 }

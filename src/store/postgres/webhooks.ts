@@ -4,7 +4,7 @@ import { nowIso } from './rows.ts'
 import { lockedInUnit, type Sql } from './sql.ts'
 
 /** The columns an endpoint is shown with: never its secrets. */
-const SHOWN = 'id, url, events, description, created_at, updated_at'
+const SHOWN = 'id, url, events, description, disabled, created_at, updated_at'
 
 /** A row of SHOWN: `events` is the JSON text stored (the outbox trigger reads it as such). */
 interface EndpointRow {
@@ -12,6 +12,7 @@ interface EndpointRow {
   readonly url: string
   readonly events: string
   readonly description: string | null
+  readonly disabled: boolean
   readonly created_at: string
   readonly updated_at: string
 }
@@ -21,6 +22,7 @@ const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   url: r.url,
   events: JSON.parse(r.events) as string[],
   description: r.description,
+  disabled: r.disabled,
   created_at: r.created_at,
   updated_at: r.updated_at,
 })
@@ -53,6 +55,16 @@ export function webhooksRepo(sql: Sql): WebhooksTx {
         `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $1, secret = $2, updated_at = $3
           WHERE id = $4 AND deleted_at IS NULL RETURNING ${SHOWN}`,
         [expires, secret, now, id],
+      )
+      return toEndpoint(changed(row, `webhook endpoint ${id}`))
+    },
+    async updateEndpoint(id, p) {
+      // An absent field keeps its value (SQLite's statement, the same way).
+      const row = await sql.one<EndpointRow>(
+        `UPDATE webhook_endpoints SET url = coalesce($1, url), events = coalesce($2, events),
+          description = CASE WHEN $3 THEN $4 ELSE description END, disabled = coalesce($5, disabled), updated_at = $6
+          WHERE id = $7 AND deleted_at IS NULL RETURNING ${SHOWN}`,
+        [p.url ?? null, p.events === undefined ? null : JSON.stringify(p.events), p.description !== undefined, p.description ?? null, p.disabled ?? null, nowIso(), id],
       )
       return toEndpoint(changed(row, `webhook endpoint ${id}`))
     },

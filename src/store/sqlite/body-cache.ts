@@ -3,6 +3,16 @@ import { SUBSCRIPTION_COLUMNS, prepareValues } from './rows.ts'
 import type { SubscriptionJson } from '../api.ts'
 export type { SubscriptionJson }
 
+/** The line items' part of a subscription's body: the items as JSONB, and C16's totals of the next delivery. */
+export interface LineItemsPart {
+  readonly items: Uint8Array
+  readonly subtotal: string | null
+  readonly discount_total: string | null
+  readonly total: string | null
+}
+
+const partBytes = (p: LineItemsPart): number => p.items.byteLength + 3 * 16
+
 /**
  * Rendered GET bodies of subscriptions, by id, so an authorized read of an unchanged subscription
  * runs no SQL but one `PRAGMA data_version` (issue 6: about 8 µs of a 37 µs GET). Beside them, the
@@ -14,7 +24,10 @@ export type { SubscriptionJson }
  * - this connection's writes fire TEMP triggers (they exist for this connection only) on
  *   `subscriptions` and `line_items`, which drop what the changed row is part of, whatever code
  *   path or bulk statement wrote it: a subscription's columns drop its body, a line item drops
- *   its subscription's body and line items, a deleted subscription both;
+ *   its subscription's body and line items, a deleted subscription (or a new currency) both;
+ * - a body shows the catalog's prices now (C16): a write to a price or to a catalog item's
+ *   discount drops everything (a rare admin write; which subscriptions hold the item is not
+ *   indexed: migration 3), so the next read renders each body with the new price;
  * - another process's commits (`replenish process` beside `serve`) change `PRAGMA data_version`,
  *   which is read before every lookup: then everything goes;
  * - a rolled-back unit or batch (`invalidateAll`, called by the writer) may have left entries that
@@ -29,7 +42,7 @@ export type { SubscriptionJson }
  */
 export class BodyCache {
   private readonly entries: Budgeted<SubscriptionJson>
-  private readonly items: Budgeted<Uint8Array>
+  private readonly items: Budgeted<LineItemsPart>
   private readonly dataVersion: StatementSync
   private version = -1
   /** A dry unit is running (the writer's `onDryRun`). */
@@ -37,7 +50,7 @@ export class BodyCache {
 
   constructor(db: DatabaseSync, maxBytes: number) {
     this.entries = new Budgeted(maxBytes, (entry) => entry.body.length)
-    this.items = new Budgeted(maxBytes / 2, (jsonb) => jsonb.byteLength)
+    this.items = new Budgeted(maxBytes / 2, partBytes)
     this.dataVersion = prepareValues(db, 'PRAGMA data_version')
     db.function('replenish_body_changed', { deterministic: false }, (id) => {
       if (!this.suspended) this.entries.delete(Number(id))
@@ -47,6 +60,10 @@ export class BodyCache {
       if (this.suspended) return null
       this.entries.delete(Number(id))
       this.items.delete(Number(id))
+      return null
+    })
+    db.function('replenish_catalog_changed', { deterministic: false }, () => {
+      this.invalidateAll()
       return null
     })
     // Created before any statement is prepared on the connection: a schema change would make
@@ -63,6 +80,16 @@ export class BodyCache {
         BEGIN SELECT replenish_items_changed(OLD.subscription_id); SELECT replenish_items_changed(NEW.subscription_id); END;
       CREATE TEMP TRIGGER body_cache_line_item_deleted AFTER DELETE ON main.line_items
         BEGIN SELECT replenish_items_changed(OLD.subscription_id); END;
+      CREATE TEMP TRIGGER body_cache_currency_changed AFTER UPDATE OF currency ON main.subscriptions
+        BEGIN SELECT replenish_items_changed(OLD.id); END;
+      CREATE TEMP TRIGGER body_cache_price_inserted AFTER INSERT ON main.subscribable_prices
+        BEGIN SELECT replenish_catalog_changed(); END;
+      CREATE TEMP TRIGGER body_cache_price_updated AFTER UPDATE ON main.subscribable_prices
+        BEGIN SELECT replenish_catalog_changed(); END;
+      CREATE TEMP TRIGGER body_cache_price_deleted AFTER DELETE ON main.subscribable_prices
+        BEGIN SELECT replenish_catalog_changed(); END;
+      CREATE TEMP TRIGGER body_cache_discount_changed AFTER UPDATE OF discount_bp ON main.subscribables
+        BEGIN SELECT replenish_catalog_changed(); END;
     `)
   }
 
@@ -71,8 +98,8 @@ export class BodyCache {
     return !this.suspended && this.current() ? this.entries.get(id) : undefined
   }
 
-  /** The kept line items' part of a subscription's body (JSONB), checked like `get`. */
-  lineItems(id: number): Uint8Array | undefined {
+  /** The kept line items' part of a subscription's body, checked like `get`. */
+  lineItems(id: number): LineItemsPart | undefined {
     return !this.suspended && this.current() ? this.items.get(id) : undefined
   }
 
@@ -89,8 +116,8 @@ export class BodyCache {
   }
 
   /** Keeps a subscription's line items (read by the caller after `lineItems` found none). */
-  keepLineItems(id: number, jsonb: Uint8Array): void {
-    if (!this.suspended) this.items.set(id, jsonb)
+  keepLineItems(id: number, part: LineItemsPart): void {
+    if (!this.suspended) this.items.set(id, part)
   }
 
   invalidateAll(): void {

@@ -1,11 +1,18 @@
 import type { DatabaseSync } from 'node:sqlite'
-import type { PaymentMethod, PaymentSource, Subscribable } from '../../domain/types.ts'
+import type { PaymentMethod, PaymentSource, Subscribable, SubscribableFields } from '../../domain/types.ts'
 import { nowIso, plain, prepareValues, type Row } from './rows.ts'
 import type { CatalogQuestion, PaymentSourceFields } from '../api.ts'
+import { priceColumns, subscribableOf, type SubscribableRow } from '../columns.ts'
+import { formatPercent } from '../../domain/money.ts'
 export type { PaymentSourceFields }
 
 const toMethod = (r: Row): PaymentMethod => ({ ...plain<PaymentMethod>(r), active: r['active'] === 1 })
-const toSubscribable = (r: Row): Subscribable => ({ ...plain<Subscribable>(r), subscribable: r['subscribable'] === 1 })
+const toSubscribable = (r: Row): Subscribable => subscribableOf({ ...(r as unknown as SubscribableRow), subscribable: r['subscribable'] === 1 })
+
+/** A catalog item's columns and its prices (a JSON array of [currency, minor units], by currency), as subscribableOf reads them. */
+export const SUBSCRIBABLE_SELECT = `SELECT c.id, c.sku, c.name, c.subscribable, c.discount_bp, c.created_at, c.updated_at,
+  (SELECT json_group_array(json_array(p.currency, p.amount)) FROM (SELECT currency, amount FROM subscribable_prices
+    WHERE subscribable_id = c.id ORDER BY currency) p) AS prices FROM subscribables c`
 
 /** Payment methods, payment sources and the catalog of subscribable items. */
 export function catalogStore(db: DatabaseSync) {
@@ -21,11 +28,22 @@ export function catalogStore(db: DatabaseSync) {
   const deleteSource = db.prepare('DELETE FROM payment_sources WHERE id = ?')
   const paymentCheck = prepareValues(db, `SELECT 1 FROM payment_sources s JOIN payment_methods m ON m.id = s.payment_method_id
     WHERE s.id = ? AND s.user_id = ? AND m.id = ? AND m.active = 1`)
-  const insertSubscribable = db.prepare('INSERT INTO subscribables (sku, name, subscribable, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING *')
-  const subscribableById = db.prepare('SELECT * FROM subscribables WHERE id = ?')
+  const insertSubscribable = db.prepare('INSERT INTO subscribables (sku, name, subscribable, discount_bp, discount_percent, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  const subscribableById = db.prepare(`${SUBSCRIBABLE_SELECT} WHERE c.id = ?`)
   const subscribableBySku = db.prepare('SELECT id FROM subscribables WHERE sku = ?')
-  const subscribablesAfter = db.prepare('SELECT * FROM subscribables WHERE id > ? ORDER BY id LIMIT ?')
-  const updateSubscribable = db.prepare('UPDATE subscribables SET sku = ?, name = ?, subscribable = ?, updated_at = ? WHERE id = ? RETURNING *')
+  const subscribablesAfter = db.prepare(`${SUBSCRIBABLE_SELECT} WHERE c.id > ? ORDER BY c.id LIMIT ?`)
+  const updateSubscribable = db.prepare('UPDATE subscribables SET sku = ?, name = ?, subscribable = ?, discount_bp = ?, discount_percent = ?, updated_at = ? WHERE id = ?')
+  const setPrice = db.prepare(`INSERT INTO subscribable_prices (subscribable_id, currency, amount, amount_text, minor_unit) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (subscribable_id, currency) DO UPDATE SET amount = excluded.amount, amount_text = excluded.amount_text, minor_unit = excluded.minor_unit`)
+  const removePrice = db.prepare('DELETE FROM subscribable_prices WHERE subscribable_id = ? AND currency = ?')
+  /** Writes the prices a create or change gives (null removes one), then answers the item as it now stands. */
+  const withPrices = (id: number, prices: SubscribableFields['prices']): Subscribable => {
+    for (const [currency, amount] of prices) {
+      if (amount === null) removePrice.run(id, currency)
+      else setPrice.run(id, currency, ...priceColumns(currency, amount))
+    }
+    return toSubscribable(subscribableById.get(id) as Row)
+  }
   const deleteSubscribable = db.prepare('DELETE FROM subscribables WHERE id = ?')
   const isSubscribable = prepareValues(db, 'SELECT 1 FROM subscribables WHERE id = ? AND subscribable = 1')
 
@@ -69,9 +87,10 @@ export function catalogStore(db: DatabaseSync) {
     paymentIsValid(methodId: number, sourceId: number, userId: number): boolean {
       return paymentCheck.get(sourceId, userId, methodId) !== undefined
     },
-    createSubscribable(sku: string, name: string, subscribable: boolean): Subscribable {
+    createSubscribable(f: SubscribableFields): Subscribable {
       const now = nowIso()
-      return toSubscribable(insertSubscribable.get(sku, name, subscribable ? 1 : 0, now, now) as Row)
+      const id = Number(insertSubscribable.run(f.sku, f.name, f.subscribable ? 1 : 0, f.discount_bp, formatPercent(f.discount_bp), now, now).lastInsertRowid)
+      return withPrices(id, f.prices)
     },
     findSubscribable(id: number): Subscribable | undefined {
       const r = subscribableById.get(id) as Row | undefined
@@ -83,8 +102,9 @@ export function catalogStore(db: DatabaseSync) {
     listSubscribables(after: number, limit: number): Subscribable[] {
       return (subscribablesAfter.all(after, limit) as Row[]).map(toSubscribable)
     },
-    updateSubscribable(id: number, sku: string, name: string, subscribable: boolean): Subscribable {
-      return toSubscribable(updateSubscribable.get(sku, name, subscribable ? 1 : 0, nowIso(), id) as Row)
+    updateSubscribable(id: number, f: SubscribableFields): Subscribable {
+      updateSubscribable.run(f.sku, f.name, f.subscribable ? 1 : 0, f.discount_bp, formatPercent(f.discount_bp), nowIso(), id)
+      return withPrices(id, f.prices)
     },
     deleteSubscribable(id: number): void {
       deleteSubscribable.run(id)

@@ -10,7 +10,7 @@ import { prepareValues } from './rows.ts'
  * connection keeps SQLite's own syncing (NORMAL: the WAL before copying, the database after),
  * so what it copies is durable before the WAL may be reused.
  */
-const WORKER_SOURCE = `
+export const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
 const { DatabaseSync } = require('node:sqlite')
 // Background work yields the core to the event loop when both want it (Linux gives each thread
@@ -62,6 +62,16 @@ export const CHECKPOINT_NICE = 10
  * that part stays small.
  */
 export const CONVERGED_FRAMES = 256
+/**
+ * WAL frames past which the restart waits no longer for such a run (128 MB at 4 KiB pages, the
+ * journal_size_limit). While writes come faster than the thread copies (a busy core: the thread
+ * runs niced; a slow disk), each of its runs has as much left to copy as the one before, the run
+ * with little left never comes, and the WAL grew for as long as the load lasted (119 MB seen,
+ * issue 25). Past this mark the event loop copies the frames of the thread's last run itself,
+ * once (a longer checkpoint on the loop, as SQLite's own would be), and the WAL starts over: it
+ * stays below this mark plus what one thread run lets pile up.
+ */
+export const MAX_FRAMES = 2 * RESTART_FRAMES
 
 export interface CheckpointCounts {
   /** Checkpoints the worker ran. */
@@ -131,8 +141,9 @@ export class Checkpointer {
       this.walFrames = log
       if (busy === 0 && log >= RESTART_FRAMES && done === log) {
         // Caught up with what it could see, and the WAL is long: restart it at the next COMMIT,
-        // once the frames the event loop must copy first (those committed during this run) are few.
-        if (copied <= CONVERGED_FRAMES) this.restartWanted = true
+        // once the frames the event loop must copy first (those committed during this run) are
+        // few, or at once when the WAL is past its bound.
+        if (copied <= CONVERGED_FRAMES || log >= MAX_FRAMES) this.restartWanted = true
         else this.hurry = true
       }
     })

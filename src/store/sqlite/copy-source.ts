@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { SCHEMA_VERSION } from './migrations.ts'
-import type { CopiedTable, SourceTable } from '../copy-source.ts'
+import { KEYS_OF_UNNUMBERED, type CopiedTable, type SourceTable } from '../copy-source.ts'
 
 /**
  * The SQLite side of `replenish copy` (src/cli/copy.ts): the file read-only, in one snapshot, a
@@ -78,14 +78,14 @@ function checkSchema(db: DatabaseSync, file: string): void {
 /** A table's count, its highest id ever (AUTOINCREMENT's counter included), and its rows in key order. */
 function sourceTable(db: DatabaseSync, name: CopiedTable): SourceTable {
   const rows = (db.prepare(`SELECT count(*) AS n FROM ${name}`).get() as { n: number }).n
-  const keyed = name !== 'idempotency_keys'
-  const maxId = keyed ? ((db.prepare(`SELECT max(id) AS m FROM ${name}`).get() as { m: number | null }).m ?? 0) : 0
+  const key = KEYS_OF_UNNUMBERED[name]
+  const maxId = key === undefined ? ((db.prepare(`SELECT max(id) AS m FROM ${name}`).get() as { m: number | null }).m ?? 0) : 0
   const counter = (db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').get(name) as { seq: number } | undefined)?.seq ?? 0
   return {
     rows,
     lastId: Math.max(maxId, counter),
     *batches(columns, size) {
-      const stmt = db.prepare(`SELECT ${columns.join(', ')} FROM ${name} ORDER BY ${keyed ? 'id' : 'scope, key'}`)
+      const stmt = db.prepare(`SELECT ${columns.join(', ')} FROM ${name} ORDER BY ${key ?? 'id'}`)
       stmt.setReturnArrays(true)
       let batch: unknown[][] = []
       for (const row of stmt.iterate()) {

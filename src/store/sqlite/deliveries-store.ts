@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { prepareValues, type Values } from './rows.ts'
 import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryOutcome, DeliveryState, DueDelivery, EndpointDeliveryStats } from '../api.ts'
 
@@ -33,6 +33,20 @@ const EVENT_BODY = `'{"id":' || e.id || ',"type":' || json_quote(e.type) || ',"c
 export function deliveriesStore(db: DatabaseSync) {
   const list = prepareValues(db, `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.endpoint_id = ?1 AND d.id > ?2
     AND (?3 IS NULL OR d.state = ?3) ORDER BY d.id LIMIT ?4`)
+  // Across endpoints (C18), one statement per state, each through the index that holds that
+  // state: failed ones by their partial index on id, pending ones by theirs (few, sorted), the
+  // rest (nearly every row is delivered) along the primary key.
+  const across = (source: string, state: string): StatementSync =>
+    prepareValues(db, `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d ${source} JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE d.id > ?1 ${state} AND w.deleted_at IS NULL ORDER BY d.id LIMIT ?2`)
+  const acrossEndpoints: Record<string, StatementSync> = {
+    any: across('', ''),
+    pending: across('INDEXED BY webhook_deliveries_pending', "AND d.state = 'pending'"),
+    delivered: across('', "AND d.state = 'delivered'"),
+    failed: across('INDEXED BY webhook_deliveries_failed', "AND d.state = 'failed'"),
+  }
+  const insert = prepareValues(db, `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, due_ms, created_ms, updated_ms)
+    VALUES (?, ?, ?, ?, ?, ?) RETURNING id`)
   const byId = prepareValues(db, `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
     WHERE d.id = ? AND w.deleted_at IS NULL`)
   const bodyOf = prepareValues(db, `SELECT ${EVENT_BODY} FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ?`)
@@ -48,7 +62,7 @@ export function deliveriesStore(db: DatabaseSync) {
   const due = prepareValues(db, `SELECT d.id, d.event_id, d.created_ms, d.retries, ${EVENT_BODY}
     FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending JOIN events e ON e.id = d.event_id
     WHERE d.endpoint_id = ?1 AND d.state = 'pending' AND d.due_ms <= ?2 AND d.id NOT IN (SELECT value FROM json_each(?3))
-      AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = ?1 AND w.deleted_at IS NULL)
+      AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = ?1 AND w.deleted_at IS NULL AND w.disabled = 0)
     ORDER BY d.due_ms LIMIT ?4`) // the index's order: a tie-break on id would sort every due row first
   const settle = db.prepare(`UPDATE webhook_deliveries SET state = ?2, due_ms = ?3, retries = ?4, attempt_count = attempt_count + 1,
     attempts = json_insert(attempts, '$[#]', json(?5)), updated_ms = ?6, delivered_ms = CASE WHEN ?2 = 'delivered' THEN ?6 ELSE delivered_ms END
@@ -70,7 +84,13 @@ export function deliveriesStore(db: DatabaseSync) {
 
   return {
     list(f: DeliveryFilter): Delivery[] {
-      return (list.all(f.endpointId, f.after, f.state ?? null, f.limit) as unknown as Values[]).map(toDelivery)
+      const rows = f.endpointId === undefined
+        ? acrossEndpoints[f.state ?? 'any']!.all(f.after, f.limit)
+        : list.all(f.endpointId, f.after, f.state ?? null, f.limit)
+      return (rows as unknown as Values[]).map(toDelivery)
+    },
+    add(endpointId: number, eventId: number, eventType: string, createdMs: number, dueMs: number): number {
+      return (insert.get(endpointId, eventId, eventType, dueMs, createdMs, createdMs) as unknown as Values)[0] as number
     },
     find,
     bodyOf(id: number): string | undefined {

@@ -1,6 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite'
-import type { PaymentMethod, PaymentSource, Subscribable, User } from '../../domain/types.ts'
-import type { ImportedApiKey, ImportRecord, ImportRefusal, StoredImportRow } from '../../domain/import-records.ts'
+import type { PaymentMethod, PaymentSource, User } from '../../domain/types.ts'
+import { basisPointsOf, minorOf } from '../../domain/money.ts'
+import { priceColumns, subscribableOf, type SubscribableRow } from '../columns.ts'
+import { SUBSCRIBABLE_SELECT } from './catalog-store.ts'
+import type { ImportedApiKey, ImportRecord, ImportRefusal, StoredImportRow } from '../../domain/import/records.ts'
 import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, plain, prepareValues, subscriptionOf, type Row, type Values } from './rows.ts'
 
 /**
@@ -13,7 +16,8 @@ import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, plain, pr
 export function importStore(db: DatabaseSync) {
   const userById = db.prepare('SELECT * FROM users WHERE id = ?')
   const userIdByEmail = db.prepare('SELECT id FROM users WHERE email = ?')
-  const insertUser = db.prepare('INSERT INTO users (id, email, external_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+  const insertUser = db.prepare(`INSERT INTO users (id, email, external_id, locale, email_notifications, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`)
   const keyByHash = db.prepare('SELECT id, user_id, key_hash, prefix, created_at, updated_at FROM api_keys WHERE key_hash = ?')
   const keyIdTaken = db.prepare('SELECT 1 FROM api_keys WHERE id = ?')
   const insertKey = db.prepare('INSERT INTO api_keys (id, user_id, key_hash, prefix, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
@@ -22,9 +26,11 @@ export function importStore(db: DatabaseSync) {
   const sourceById = db.prepare('SELECT * FROM payment_sources WHERE id = ?')
   const insertSource = db.prepare(`INSERT INTO payment_sources (id, user_id, payment_method_id, kind, brand, last_digits, month, year,
     gateway_reference, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-  const subscribableById = db.prepare('SELECT * FROM subscribables WHERE id = ?')
+  const subscribableById = db.prepare(`${SUBSCRIBABLE_SELECT} WHERE c.id = ?`)
   const skuTaken = db.prepare('SELECT 1 FROM subscribables WHERE sku = ?')
-  const insertSubscribable = db.prepare('INSERT INTO subscribables (id, sku, name, subscribable, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+  const insertSubscribable = db.prepare(`INSERT INTO subscribables (id, sku, name, subscribable, discount_bp, discount_percent, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+  const insertPrice = db.prepare('INSERT INTO subscribable_prices (subscribable_id, currency, amount, amount_text, minor_unit) VALUES (?, ?, ?, ?, ?)')
   const subscriptionById = prepareValues(db, `SELECT ${columns(SUBSCRIPTION_COLUMNS)} FROM subscriptions WHERE id = ?`)
   const lineItemsOf = prepareValues(db, `SELECT ${columns(LINE_ITEM_COLUMNS)} FROM line_items WHERE subscription_id = ? ORDER BY id`)
   const lineItemTaken = db.prepare('SELECT 1 FROM line_items WHERE id = ?')
@@ -50,7 +56,7 @@ export function importStore(db: DatabaseSync) {
       switch (record.type) {
         case 'user': {
           const r = userById.get(record.row.id) as Row | undefined
-          return r && plain<User>(r)
+          return r && { ...plain<User>(r), email_notifications: r['email_notifications'] === 1 }
         }
         case 'api_key': {
           const r = keyByHash.get(record.row.key_hash) as Row | undefined
@@ -66,7 +72,7 @@ export function importStore(db: DatabaseSync) {
         }
         case 'subscribable': {
           const r = subscribableById.get(record.row.id) as Row | undefined
-          return r && { ...plain<Subscribable>(r), subscribable: r['subscribable'] === 1 }
+          return r && subscribableOf({ ...(r as unknown as SubscribableRow), subscribable: r['subscribable'] === 1 })
         }
         case 'subscription': {
           const id = record.row.subscription.id
@@ -82,7 +88,7 @@ export function importStore(db: DatabaseSync) {
         case 'user': {
           const u = record.row
           if (u.email !== null && found(userIdByEmail, u.email)) return refuse('email', 'taken')
-          insertUser.run(u.id, u.email, u.external_id, u.created_at, u.updated_at)
+          insertUser.run(u.id, u.email, u.external_id, u.locale, u.email_notifications ? 1 : 0, u.created_at, u.updated_at)
           return undefined
         }
         case 'api_key': {
@@ -107,7 +113,8 @@ export function importStore(db: DatabaseSync) {
         case 'subscribable': {
           const c = record.row
           if (found(skuTaken, c.sku)) return refuse('sku', 'taken')
-          insertSubscribable.run(c.id, c.sku, c.name, c.subscribable ? 1 : 0, c.created_at, c.updated_at)
+          insertSubscribable.run(c.id, c.sku, c.name, c.subscribable ? 1 : 0, basisPointsOf(c.discount_percent), c.discount_percent, c.created_at, c.updated_at)
+          for (const [currency, amount] of Object.entries(c.prices)) insertPrice.run(c.id, currency, ...priceColumns(currency, minorOf(amount) as bigint))
           return undefined
         }
         case 'subscription': {

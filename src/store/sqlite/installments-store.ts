@@ -4,6 +4,8 @@ import type { DueFields } from '../../domain/processing.ts'
 import { INSTALLMENT_STATES, type Attempt, type Installment, type InstallmentState, type SnapshotLine } from '../../domain/installment.ts'
 import { SUBSCRIPTION_COLUMNS, columns, prepareValues, subscriptionOf, type Row, type Values } from './rows.ts'
 import { latestEventOf } from './events-store.ts'
+import { discountOf, priceJoin, sqliteMoneyText } from '../money-sql.ts'
+import { reportUpsert } from './migrations.ts'
 import type { InstallmentChange, AdminInstallmentFilter, DueRow, BatchPlan, UnitContext } from '../api.ts'
 export type { InstallmentChange, AdminInstallmentFilter, DueRow, BatchPlan }
 
@@ -23,6 +25,9 @@ function toInstallment(r: Row): Installment {
     payment_method_id: r['payment_method_id'] as number | null,
     payment_source_id: r['payment_source_id'] as number | null,
     currency: r['currency'] as string,
+    subtotal: r['subtotal'] as string | null,
+    discount_total: r['discount_total'] as string | null,
+    total: r['total'] as string | null,
     created_at: r['created_at'] as string,
     updated_at: r['updated_at'] as string,
   }
@@ -37,7 +42,7 @@ const toAttempt = (r: Row): Attempt => ({
   created_at: r['created_at'] as string,
 })
 
-type DueArray = [number, string, number, number, string, string | null, number | null, string | null, number, string | null]
+type DueArray = [number, string, number, number, string, string | null, number | null, string | null, number, string | null, string]
 
 // Read as arrays (in DUE_COLUMNS order): a third cheaper than rows as objects, a million times over.
 const toDueRow = (r: DueArray): DueRow => ({
@@ -51,6 +56,7 @@ const toDueRow = (r: DueArray): DueRow => ({
   end_date: r[7],
   has_items: r[8] === 1,
   due_floor: r[9],
+  currency: r[10],
 })
 
 /**
@@ -66,7 +72,27 @@ const ACTING = "state IN ('active', 'pending_cancellation')"
 /** The subscription `alias` has something to deliver. */
 const hasItems = (alias: string): string => `EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = ${alias}.id)`
 const DUE_COLUMNS = `s.id, s.state, s.paused, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
-  ${hasItems('s')} AS has_items, s.due_floor`
+  ${hasItems('s')} AS has_items, s.due_floor, s.currency`
+
+/**
+ * The snapshot of every subscription of a batch (?1: the plans as JSON, [subscription id, …]):
+ * per subscription (`sid`), its line items in line item order (the index's order, which the
+ * grouping follows) as the installment keeps them (`lines`, JSON text), and C16's subtotal,
+ * discount_total and total (null when a line has no price), each line priced in its
+ * subscription's currency as the catalog says now. One level, no subquery: a million of them
+ * (migration 10 keeps the price and percent as shown, so only the line's total is formatted).
+ */
+const AMOUNT = 'li.quantity * p.amount'
+const DISCOUNT = discountOf(AMOUNT, 'c.discount_bp')
+const snapshotTotal = (sums: string): string => `CASE WHEN count(p.amount) = count(*) THEN ${sqliteMoneyText(sums, 'max(p.minor_unit)')} END`
+const SNAPSHOTS = `SELECT li.subscription_id AS sid,
+    json_group_array(json_object('subscribable_id', li.subscribable_id, 'sku', c.sku, 'name', c.name, 'quantity', li.quantity,
+      'price', p.amount_text, 'discount_percent', c.discount_percent, 'total', ${sqliteMoneyText(`${AMOUNT} - ${DISCOUNT}`, 'p.minor_unit')})) AS lines,
+    ${snapshotTotal(`sum(${AMOUNT})`)} AS subtotal, ${snapshotTotal(`sum(${DISCOUNT})`)} AS discount_total,
+    ${snapshotTotal(`sum(${AMOUNT}) - sum(${DISCOUNT})`)} AS total
+  FROM line_items li JOIN subscriptions ls ON ls.id = li.subscription_id ${priceJoin('ls.currency')}
+  WHERE li.subscription_id IN (SELECT value ->> 0 FROM json_each(?1))
+  GROUP BY li.subscription_id`
 
 /** Installments, their attempts, and the processor's reads and batch writes. */
 export function installmentsStore(db: DatabaseSync, context: () => UnitContext) {
@@ -100,22 +126,38 @@ export function installmentsStore(db: DatabaseSync, context: () => UnitContext) 
       ORDER BY f.due_floor LIMIT 1)`)
   const maxInstallment = db.prepare('SELECT coalesce(max(id), 0) AS m FROM installments')
   // A batch's installments in one statement. The snapshot (line items with the catalog's sku and
-  // name, in line item order) is built here; a date that already has one is skipped, never doubled.
+  // name, and C16's price, discount and total as the catalog has them now, in line item order)
+  // and the installment's totals are built here; a date that already has one is skipped, never
+  // doubled. Amounts are frozen as the strings they show (migration 10).
   const createMany = db.prepare(`INSERT INTO installments (subscription_id, due_date, state, line_items, shipping_address, billing_address,
-      payment_method_id, payment_source_id, currency, created_at, updated_at)
+      payment_method_id, payment_source_id, currency, subtotal, discount_total, total, created_at, updated_at)
     SELECT s.id, p.value ->> 1, 'pending', g.lines, s.shipping_address, s.billing_address,
-      s.payment_method_id, s.payment_source_id, s.currency, ?2, ?2
+      s.payment_method_id, s.payment_source_id, s.currency, g.subtotal, g.discount_total, g.total, ?2, ?2
     FROM json_each(?1) p
     JOIN subscriptions s ON s.id = p.value ->> 0
-    JOIN (SELECT li.subscription_id AS sid,
-            json_group_array(json_object('subscribable_id', li.subscribable_id, 'sku', sb.sku, 'name', sb.name, 'quantity', li.quantity)) AS lines
-          FROM line_items li JOIN subscribables sb ON sb.id = li.subscribable_id
-          WHERE li.subscription_id IN (SELECT value ->> 0 FROM json_each(?1))
-          GROUP BY li.subscription_id) g ON g.sid = s.id
+    JOIN (${SNAPSHOTS}) g ON g.sid = s.id
     WHERE true -- an upsert's SELECT needs a WHERE, or SQLite reads ON CONFLICT as a join's ON
     ON CONFLICT (subscription_id, due_date) DO NOTHING`)
   const createdAfter = db.prepare('SELECT subscription_id AS s FROM installments WHERE id > ?')
+  // C16's monthly report counts the installments made (migration 10), a batch at a time, all
+  // made at ?2's month: by the currencies the plans carry, else read back.
+  const countMade = db.prepare(reportUpsert(['installments_made'], 'SELECT currency, ?2, count(*) FROM installments WHERE id > ?1 GROUP BY currency'))
+  const addMade = db.prepare(reportUpsert(['installments_made'], 'VALUES (?1, ?2, ?3)'))
+  const countInstallments = (plans: readonly BatchPlan[], created: ReadonlySet<number>, after: number, month: string): void => {
+    if (plans.some((p) => p.currency === undefined)) {
+      countMade.run(after, month)
+      return
+    }
+    const byCurrency = new Map<string, number>()
+    for (const p of plans) if (created.has(p.subscription_id)) byCurrency.set(p.currency as string, (byCurrency.get(p.currency as string) ?? 0) + 1)
+    for (const [currency, n] of byCurrency) addMade.run(currency, month, n)
+  }
   const advanceMany = db.prepare(`UPDATE subscriptions SET actionable_date = p.value ->> 2, due_floor = p.value ->> 2, state = p.value ->> 3, paused = 0,
+      successive_skip_count = 0, processing_state = CASE WHEN p.value ->> 4 THEN 'pending' ELSE processing_state END, updated_at = ?2
+    FROM json_each(?1) p WHERE subscriptions.id = p.value ->> 0`)
+  // The same for the many that keep their state and are not paused: state and paused are not
+  // assigned, so the recurring index (keyed by them: migration 10) and its trigger are not touched.
+  const advanceKeeping = db.prepare(`UPDATE subscriptions SET actionable_date = p.value ->> 2, due_floor = p.value ->> 2,
       successive_skip_count = 0, processing_state = CASE WHEN p.value ->> 4 THEN 'pending' ELSE processing_state END, updated_at = ?2
     FROM json_each(?1) p WHERE subscriptions.id = p.value ->> 0`)
   // installment.created for every installment after ?1. The object is C3's installment exactly as
@@ -131,6 +173,7 @@ export function installmentsStore(db: DatabaseSync, context: () => UnitContext) 
         'user', json_object('id', u.id, 'email', u.email, 'external_id', u.external_id), 'due_date', i.due_date, 'state', i.state, 'retry_at', i.retry_at,
         'line_items', json(i.line_items), 'shipping_address', json(i.shipping_address), 'billing_address', json(i.billing_address),
         'payment_method_id', i.payment_method_id, 'payment_source_id', i.payment_source_id, 'currency', i.currency,
+        'subtotal', i.subtotal, 'discount_total', i.discount_total, 'total', i.total,
         'attempts', json_array(), 'created_at', i.created_at, 'updated_at', i.updated_at)), ?2,
       ${latestEventOf('i.subscription_id')}, ?3, ?4, ?5
     FROM ${withUser('installments i')} WHERE i.id > ?1 ORDER BY i.id`)
@@ -194,8 +237,11 @@ export function installmentsStore(db: DatabaseSync, context: () => UnitContext) 
       const created = made === plans.length
         ? new Set(plans.map((p) => p.subscription_id))
         : new Set((createdAfter.all(after) as { s: number }[]).map((r) => r.s))
-      const moves = plans.map((p) => [p.subscription_id, p.due_date, p.actionable_date, p.state, created.has(p.subscription_id) ? 1 : 0])
-      advanceMany.run(JSON.stringify(moves), at)
+      const move = (p: BatchPlan) => [p.subscription_id, p.due_date, p.actionable_date, p.state, created.has(p.subscription_id) ? 1 : 0]
+      const keeping = plans.filter((p) => p.keeps_state === true)
+      if (keeping.length > 0) advanceKeeping.run(JSON.stringify(keeping.map(move)), at)
+      if (keeping.length < plans.length) advanceMany.run(JSON.stringify(plans.filter((p) => p.keeps_state !== true).map(move)), at)
+      if (made > 0) countInstallments(plans, created, after, at.slice(0, 7))
       const { actor, requestId } = context()
       createdEvents.run(after, at, actor.type, actor.id, requestId)
       return created

@@ -27,6 +27,61 @@ export class DatabaseTooNewError extends Error {
   }
 }
 
+/** C16's "active": a subscription that still acts (C9), paused or not. */
+const ACTING = (row: string): string => `(${row}.state IN ('active', 'pending_cancellation'))`
+
+/**
+ * Adds counts to report_months (migration 10): `select` answers (currency, month, then one value
+ * per column of `columns`), each row added to its month's row, made when missing.
+ */
+export const reportUpsert = (columns: readonly string[], select: string): string =>
+  `INSERT INTO report_months (currency, month, ${columns.join(', ')}) ${select}
+    ON CONFLICT (currency, month, shard) DO UPDATE SET ${columns.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')};`
+
+/**
+ * The counts of the past, from the rows as they stand: a subscription is new and active in the
+ * month it was created; one that no longer acts left in the month of its last change (canceled
+ * ones count as canceled then); installments were made in their month and fulfilled in the month
+ * of their last change. Their totals were not kept before this migration (they had none).
+ */
+const REPORT_BACKFILL = [
+  reportUpsert(['new_subscriptions', 'active_change'], `SELECT currency, substr(created_at, 1, 7), count(*), count(*) FROM subscriptions WHERE true GROUP BY 1, 2`),
+  reportUpsert(['canceled_subscriptions', 'active_change'], `SELECT currency, substr(updated_at, 1, 7), sum(state = 'canceled'), -count(*)
+    FROM subscriptions s WHERE NOT ${ACTING('s')} GROUP BY 1, 2`),
+  reportUpsert(['installments_made'], `SELECT currency, substr(created_at, 1, 7), count(*) FROM installments WHERE true GROUP BY 1, 2`),
+  reportUpsert(['installments_fulfilled'], `SELECT currency, substr(updated_at, 1, 7), count(*) FROM installments WHERE state = 'fulfilled' GROUP BY 1, 2`),
+].join('\n')
+
+/**
+ * The counts that move with each change, whatever statement makes it: a subscription made (an
+ * import may bring one that already left: it leaves in the month of its updated_at); one that
+ * stops or starts acting (cancel, end, erasure, activate: every state change sets updated_at, the
+ * real time of the change, as its event's created_at); an installment fulfilled, with its frozen
+ * total in minor units (the total string has exactly the currency's digits). Installments made
+ * are counted by the processor's batch, one statement per batch (installments-store.ts).
+ */
+const REPORT_TRIGGERS = `
+      CREATE TRIGGER report_subscription_created AFTER INSERT ON subscriptions
+      BEGIN
+        ${reportUpsert(['new_subscriptions', 'active_change'], 'VALUES (NEW.currency, substr(NEW.created_at, 1, 7), 1, 1)')}
+        ${reportUpsert(['canceled_subscriptions', 'active_change'], `SELECT NEW.currency, substr(NEW.updated_at, 1, 7), NEW.state = 'canceled', -1 WHERE NOT ${ACTING('NEW')}`)}
+      END;
+      CREATE TRIGGER report_subscription_state AFTER UPDATE OF state ON subscriptions
+        WHEN ${ACTING('OLD')} <> ${ACTING('NEW')}
+      BEGIN
+        ${reportUpsert(['canceled_subscriptions', 'active_change'], `VALUES (NEW.currency, substr(NEW.updated_at, 1, 7), NEW.state = 'canceled', CASE WHEN ${ACTING('NEW')} THEN 1 ELSE -1 END)`)}
+      END;
+      CREATE TRIGGER report_subscription_currency AFTER UPDATE OF currency ON subscriptions
+        WHEN OLD.currency <> NEW.currency AND ${ACTING('NEW')}
+      BEGIN
+        ${reportUpsert(['active_change'], `VALUES (OLD.currency, substr(NEW.updated_at, 1, 7), -1), (NEW.currency, substr(NEW.updated_at, 1, 7), 1)`)}
+      END;
+      CREATE TRIGGER report_installment_fulfilled AFTER UPDATE OF state ON installments
+        WHEN NEW.state = 'fulfilled' AND OLD.state <> 'fulfilled'
+      BEGIN
+        ${reportUpsert(['installments_fulfilled', 'fulfilled_total'], `VALUES (NEW.currency, substr(NEW.updated_at, 1, 7), 1, coalesce(CAST(replace(NEW.total, '.', '') AS INTEGER), 0))`)}
+      END;`
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -378,6 +433,110 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 10,
+    // Issue 26 (C16): money. Amounts are integers in minor units of their currency (digits from
+    // Intl: src/domain/currency.ts), a discount is basis points (12.5 % is 1250): SQL computes
+    // with them exactly and renders C16's strings (src/store/money-sql.ts). Beside them, as the
+    // catalog writes them, what does not change with a line: the price and the percent as shown
+    // (`amount_text`, `discount_percent`) and the currency's minor unit (`minor_unit`, 100 for
+    // USD), so a million snapshots format only what depends on the quantity. A price is a row per
+    // currency; deleting the catalog item deletes them. An installment freezes its
+    // totals as the strings it showed (C16: never altered later). report_months keeps the shop's
+    // monthly counts (C16's reports), moved in the transaction of each change by the triggers
+    // below (and by the processor's batch for installments made), so a report reads a few rows
+    // however many subscriptions, events and installments there are, and survives event
+    // retention. `shard` spreads PostgreSQL's concurrent writers over rows; SQLite's one writer
+    // always uses 0. The counts of the past are rebuilt from the rows as they stand
+    // (docs/decisions.md, "Money": what that approximates).
+    name: 'prices, discounts, installment totals and the monthly report',
+    sql: `
+      ALTER TABLE subscribables ADD COLUMN discount_bp INTEGER NOT NULL DEFAULT 0 CHECK (discount_bp BETWEEN 0 AND 10000);
+      ALTER TABLE subscribables ADD COLUMN discount_percent TEXT NOT NULL DEFAULT '0';
+      CREATE TABLE subscribable_prices (
+        subscribable_id INTEGER NOT NULL REFERENCES subscribables(id) ON DELETE CASCADE,
+        currency TEXT NOT NULL,
+        amount INTEGER NOT NULL CHECK (amount >= 0),
+        amount_text TEXT NOT NULL,
+        minor_unit INTEGER NOT NULL,
+        PRIMARY KEY (subscribable_id, currency)
+      ) STRICT, WITHOUT ROWID;
+      ALTER TABLE installments ADD COLUMN subtotal TEXT;
+      ALTER TABLE installments ADD COLUMN discount_total TEXT;
+      ALTER TABLE installments ADD COLUMN total TEXT;
+      CREATE TABLE report_months (
+        currency TEXT NOT NULL,
+        month TEXT NOT NULL,
+        shard INTEGER NOT NULL DEFAULT 0,
+        new_subscriptions INTEGER NOT NULL DEFAULT 0,
+        canceled_subscriptions INTEGER NOT NULL DEFAULT 0,
+        active_change INTEGER NOT NULL DEFAULT 0,
+        installments_made INTEGER NOT NULL DEFAULT 0,
+        installments_fulfilled INTEGER NOT NULL DEFAULT 0,
+        fulfilled_total INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (currency, month, shard)
+      ) STRICT, WITHOUT ROWID;
+      -- The recurring report reads the acting, unpaused subscriptions of one currency, a range of
+      -- ids at a time: this index holds just those, by (currency, id). Skips and line item
+      -- changes do not touch it; creates append to it.
+      CREATE INDEX subscriptions_recurring ON subscriptions(currency) WHERE state IN ('active', 'pending_cancellation') AND paused = 0;
+${REPORT_BACKFILL}
+${REPORT_TRIGGERS}
+    `,
+  },
+  {
+    version: 11,
+    // Issue 27 (C17): customers are told. A user's `locale` is null while it follows the service's
+    // default (REPLENISH_DEFAULT_LOCALE), so changing the default changes every such user's mails.
+    // `upcoming_for` is the actionable date a subscription.upcoming event was written for: one
+    // event per (subscription, date), and a date that moves gets its own.
+    // `emails` is the mail outbox, written in the transaction of the event it tells of (C17); times
+    // are ms since the epoch, as the webhook outbox's. It holds no body and no link: a mail is
+    // rendered when it is sent, its one-time portal link made then, only its subject kept.
+    // `email_totals` (one row, made by the first outcome) counts mails sent and failed for /metrics
+    // without counting rows.
+    name: 'customer e-mail: user locale and notifications, upcoming deliveries, the mail outbox',
+    sql: `
+      ALTER TABLE users ADD COLUMN locale TEXT;
+      ALTER TABLE users ADD COLUMN email_notifications INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE subscriptions ADD COLUMN upcoming_for TEXT;
+      CREATE TABLE emails (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        kind TEXT NOT NULL CHECK (kind IN ('upcoming', 'payment_failed', 'canceled')),
+        event_id INTEGER NOT NULL,
+        to_address TEXT,
+        subject TEXT,
+        state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'failed')),
+        retries INTEGER NOT NULL DEFAULT 0,
+        attempts TEXT NOT NULL DEFAULT '[]',
+        due_ms INTEGER,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX emails_pending ON emails(due_ms, id) WHERE state = 'pending';
+      CREATE INDEX emails_user ON emails(user_id, id);
+      CREATE INDEX emails_state ON emails(state, id);
+      CREATE TABLE email_totals (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        sent INTEGER NOT NULL DEFAULT 0,
+        failed INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+    `,
+  },
+  {
+    version: 13,
+    // Issue 28 (C18): `GET /users?q=` matches a case-insensitive prefix of the email, the external
+    // id or the part of the email after `@` (accounts-store.ts). The email prefix uses the unique
+    // `email COLLATE NOCASE` index as it is (NOCASE folds ASCII, as lower() does); these two index
+    // the others. The expressions are written exactly as the search writes them: SQLite uses an
+    // index on an expression only for that same expression.
+    name: 'user search by external id and email domain',
+    sql: `
+      CREATE INDEX users_external_id_lower ON users (lower(external_id));
+      CREATE INDEX users_email_domain ON users (lower(substr(email, instr(email, '@') + 1)));
+    `,
+  },
+  {
     version: 14,
     // Issue 28 (C18): who made each change, and in which request. Events written before have
     // NULL in all three (the API shows `actor: null`). Adding nullable columns rewrites nothing.
@@ -388,17 +547,65 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE events ADD COLUMN request_id TEXT;
     `,
   },
+  {
+    version: 12,
+    // Issue 28 (C18, webhook operations). An endpoint can be disabled: it gets no new deliveries
+    // (the outbox trigger skips it) and sends none (the dispatcher skips it), while what it has
+    // pending waits for it to be enabled again. A `webhook.test` event is delivered to the one
+    // endpoint it was sent for, by the handler that writes it, never fanned out by the trigger.
+    // Failed deliveries are listed across endpoints by id: a partial index, since few fail and
+    // a failed delivery never changes state again (pending ones are found through their own).
+    name: 'disabled webhook endpoints, test events, failed deliveries by id',
+    sql: `
+      ALTER TABLE webhook_endpoints ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1));
+      DROP TRIGGER events_outbox;
+      CREATE TRIGGER events_outbox AFTER INSERT ON events WHEN NEW.type <> 'webhook.test'
+      BEGIN
+        INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, due_ms, created_ms, updated_ms)
+          SELECT w.id, NEW.id, NEW.type, t.ms, t.ms, t.ms
+          FROM webhook_endpoints w, (SELECT CAST(round(unixepoch(NEW.created_at, 'subsec') * 1000) AS INTEGER) AS ms) t
+          WHERE w.deleted_at IS NULL AND w.disabled = 0
+            AND (w.events = '["*"]' OR EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = NEW.type));
+      END;
+      CREATE INDEX webhook_deliveries_failed ON webhook_deliveries(id) WHERE state = 'failed';
+    `,
+  },
+  {
+    version: 15,
+    // Issue 27 (C17): one-time add-ons. A constant default rewrites nothing. The partial index
+    // holds only one-time lines: the processor finds those of a batch's subscriptions through it
+    // (installments-store.ts), and a batch without any costs a lookup in an empty index.
+    name: 'one-time line items',
+    sql: `
+      ALTER TABLE line_items ADD COLUMN one_time INTEGER NOT NULL DEFAULT 0 CHECK (one_time IN (0, 1));
+      CREATE INDEX line_items_one_time ON line_items(subscription_id, id) WHERE one_time = 1;
+    `,
+  },
 ]
+
+/**
+ * The migrations in version order, whatever order they were listed in: versions are taken by
+ * issues worked on side by side, and their entries may land in this file in any order. Two
+ * entries of one version are a mistake this refuses at once.
+ */
+export function inVersionOrder<M extends { readonly version: number }>(list: readonly M[]): M[] {
+  const sorted = [...list].sort((a, b) => a.version - b.version)
+  sorted.forEach((m, i) => {
+    if (i > 0 && sorted[i - 1]?.version === m.version) throw new Error(`two migrations have version ${m.version}`)
+  })
+  return sorted
+}
 
 export const SCHEMA_VERSION = Math.max(0, ...MIGRATIONS.map((m) => m.version))
 
 export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
-  const target = Math.max(0, ...migrations.map((m) => m.version))
+  const ordered = inVersionOrder(migrations)
+  const target = ordered[ordered.length - 1]?.version ?? 0
   const current = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version
   if (current > target) throw new DatabaseTooNewError(current, target)
   const applied = appliedVersions(db, current, migrations)
   let version = current
-  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+  for (const m of ordered) {
     if (applied.has(m.version)) continue
     version = Math.max(version, m.version)
     db.exec('BEGIN IMMEDIATE')

@@ -70,7 +70,8 @@ export function overviewStore(db: DatabaseSync) {
       const due: Record<string, number> = {}
       for (const [state, isPaused, date, n] of tally.all(after, upto, dueThrough) as unknown as [State, number, string | null, number][]) {
         byState[state] += n
-        if (isPaused === 1) paused += n
+        // `paused` counts active ones (the API's word): paused is a flag, and a pending cancellation keeps it.
+        if (isPaused === 1 && state === 'active') paused += n
         if (date !== null) due[date] = (due[date] ?? 0) + n
       }
       return { by_state: byState, paused, due }

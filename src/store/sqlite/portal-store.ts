@@ -21,6 +21,8 @@ export function portalStore(db: DatabaseSync) {
   const sessionByHash = prepareValues(db, `SELECT s.id, s.user_id, s.csrf_token, s.return_url, s.expires_at, s.touched_at
     FROM portal_sessions s JOIN users u ON u.id = s.user_id
     WHERE s.session_hash = ? AND s.expires_at > ? AND u.email IS NOT NULL`)
+  const linkReturnUrl = prepareValues(db, `SELECT l.return_url FROM portal_links l JOIN users u ON u.id = l.user_id
+    WHERE l.token_hash = ? AND u.email IS NOT NULL`)
   const touchSession = db.prepare('UPDATE portal_sessions SET expires_at = ?, touched_at = ? WHERE id = ?')
   const deleteSession = db.prepare('DELETE FROM portal_sessions WHERE session_hash = ?')
   const sessionsOf = db.prepare('DELETE FROM portal_sessions WHERE user_id = ?')
@@ -41,6 +43,10 @@ export function portalStore(db: DatabaseSync) {
     sessionByHash(sessionHash: string, now: string): PortalSession | undefined {
       const r = sessionByHash.get(sessionHash, now) as unknown as [number, number, string, string | null, string, string] | undefined
       return r && { id: r[0], user_id: r[1], csrf_token: r[2], return_url: r[3], expires_at: r[4], touched_at: r[5] }
+    },
+    returnUrlOfLink(tokenHash: string): string | null {
+      const row = linkReturnUrl.get(tokenHash) as unknown as [string | null] | undefined
+      return row?.[0] ?? null
     },
     touchSession(id: number, expiresAt: string, now: string): void {
       touchSession.run(expiresAt, now, id)

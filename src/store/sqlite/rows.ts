@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
-import type { Address, LineItem, Subscription } from '../../domain/types.ts'
+import type { Address, LineItem, PricedLineItem, Subscription } from '../../domain/types.ts'
 
 /** node:sqlite rows are null-prototype objects of SQL values; these turn them into domain types. */
 export type Row = Record<string, string | number | bigint | null | Uint8Array>
@@ -11,7 +11,7 @@ export type Values = readonly (string | number | bigint | null | Uint8Array)[]
  * The columns every subscription read selects, in this order. Rows come back as arrays: node:sqlite
  * builds an object with twenty properties per row otherwise, the largest cost of a read (issue 6).
  */
-export { SUBSCRIPTION_COLUMNS, LINE_ITEM_COLUMNS } from '../columns.ts'
+export { SUBSCRIPTION_COLUMNS, LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_FROM } from '../columns.ts'
 
 /**
  * A statement whose rows come back as arrays (`Values`). Every statement a request runs on a hot
@@ -62,7 +62,13 @@ export function lineItemOf(a: Values): LineItem {
     quantity: a[3] as number,
     created_at: a[4] as string,
     updated_at: a[5] as string,
+    one_time: a[6] === 1,
   }
+}
+
+/** A row of PRICED_LINE_ITEM_COLUMNS (columns.ts): the line item, then its currency, unit price and discount. */
+export function pricedLineItemOf(a: Values): PricedLineItem {
+  return { ...lineItemOf(a), currency: a[7] as string, unit_price: a[8] as number | null, discount_bp: a[9] as number }
 }
 
 /** A plain object copy (rows have no prototype, which surprises deepEqual and spread users). */

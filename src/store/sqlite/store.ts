@@ -19,6 +19,9 @@ import { deliveriesStore } from './deliveries-store.ts'
 import { importStore } from './import-store.ts'
 import { portalStore } from './portal-store.ts'
 import { overviewStore } from './overview-store.ts'
+import { emailsStore } from './emails-store.ts'
+import { upcomingStore } from './upcoming-store.ts'
+import { reportsStore } from './reports-store.ts'
 import { readFacade, unitFacade } from './facade.ts'
 import type { Store, Tx, Unit, UnitContext } from '../api.ts'
 
@@ -119,6 +122,8 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     deliveries: deliveriesStore(db),
     portal: portalStore(db),
     overview: overviewStore(db),
+    emails: emailsStore(db),
+    reports: reportsStore(db),
   }
   const tx: Tx = {
     accounts: unitFacade(repos.accounts, writer),
@@ -134,6 +139,9 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     imports: unitFacade(importStore(db), writer),
     portal: unitFacade(repos.portal, writer),
     overview: unitFacade(repos.overview, writer),
+    emails: unitFacade(repos.emails, writer),
+    upcoming: unitFacade(upcomingStore(db), writer),
+    reports: unitFacade(repos.reports, writer),
   }
   const ping = db.prepare('SELECT 1 AS ok')
   const dataVersion = db.prepare('PRAGMA data_version')
@@ -173,6 +181,8 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     deliveries: readFacade(repos.deliveries, writer),
     portal: readFacade(repos.portal, writer),
     overview: readFacade(repos.overview, writer),
+    emails: readFacade(repos.emails, writer),
+    reports: readFacade(repos.reports, writer),
     write<T>(unit: Unit<T>, context?: UnitContext): Promise<T> {
       const asked = performance.now()
       return writer.write(() => unit(tx), context).then(
@@ -185,6 +195,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
         },
       )
     },
+    writesInOrder: true,
     async bulk<T>(job: () => Promise<T>): Promise<T> {
       const before = (autocheckpoint.get() as { wal_autocheckpoint: number }).wal_autocheckpoint
       db.exec(`PRAGMA wal_autocheckpoint = ${BULK_CHECKPOINT_PAGES}`)

@@ -1,10 +1,13 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { COLUMN_OF } from '../columns.ts'
-import type { LineItem, State, Subscription, SubscriptionPatch } from '../../domain/types.ts'
+import type { PricedLineItem, State, Subscription, SubscriptionPatch } from '../../domain/types.ts'
 import type { NewSubscription } from '../../domain/subscription-input.ts'
-import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, nowIso, prepareValues, subscriptionOf, type Values } from './rows.ts'
-import type { BodyCache, SubscriptionJson } from './body-cache.ts'
-import type { AdminSubscriptionFilter } from '../api.ts'
+import {
+  LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_FROM, SUBSCRIPTION_COLUMNS, columns, nowIso, prepareValues, lineItemOf, pricedLineItemOf, subscriptionOf, type Values,
+} from './rows.ts'
+import type { BodyCache, LineItemsPart, SubscriptionJson } from './body-cache.ts'
+import { discountOf, priceJoin, sqliteMoneyText, totalText, unitOf } from '../money-sql.ts'
+import type { AdminSubscriptionFilter, SubscriptionExportRow } from '../api.ts'
 export type { AdminSubscriptionFilter }
 
 function sqlValue(key: keyof SubscriptionPatch, value: unknown): string | number | null {
@@ -14,28 +17,62 @@ function sqlValue(key: keyof SubscriptionPatch, value: unknown): string | number
   return value as string | number
 }
 
-/** A line item as C3 renders it (alias `li`). */
-const LINE_ITEM_JSON = `json_object('id', li.id, 'subscription_id', li.subscription_id,
-  'subscribable_id', li.subscribable_id, 'quantity', li.quantity, 'created_at', li.created_at, 'updated_at', li.updated_at)`
-/** A subscription's line items in C3's order (by id). */
-const LINE_ITEMS_OF = (subscriptionId: string): string => `SELECT * FROM line_items WHERE subscription_id = ${subscriptionId} ORDER BY id`
-/** The C3 body of subscription `s`, with `lineItems` (a JSON value) as its line items. */
-const bodyOf = (lineItems: string): string => `json_object(
+/**
+ * A subscription's line items priced as the catalog says now (C16), in C3's order (by id): each
+ * row a line item, its unit price in minor units (`unit`, null without one) and as shown
+ * (`price`), the item's discount as shown (`percent`), the line's amount (quantity × unit) and
+ * discount (half-up), and the currency's minor unit (`u`, null without a price). `currency` is
+ * the subscription's currency as an SQL expression.
+ */
+const PRICED_LINES = (subscriptionId: string, currency: string): string => `SELECT li.id, li.subscription_id, li.subscribable_id, li.quantity, li.one_time,
+    li.created_at, li.updated_at, p.amount AS unit, p.amount_text AS price, c.discount_percent AS percent, li.quantity * p.amount AS amount,
+    ${discountOf('li.quantity * p.amount', 'c.discount_bp')} AS discount, p.minor_unit AS u
+  FROM line_items li ${priceJoin(currency)} WHERE li.subscription_id = ${subscriptionId} ORDER BY li.id`
+/** A line item of PRICED_LINES (alias `l`) as C3 and C16 render it (renderLineItem). */
+const LINE_ITEM_JSON = `json_object('id', l.id, 'subscription_id', l.subscription_id, 'subscribable_id', l.subscribable_id, 'quantity', l.quantity,
+  'one_time', json(CASE l.one_time WHEN 1 THEN 'true' ELSE 'false' END), 'price', l.price, 'discount_percent', l.percent, 'total', ${sqliteMoneyText('l.amount - l.discount', 'l.u')},
+  'created_at', l.created_at, 'updated_at', l.updated_at)`
+/**
+ * The line items' part of subscription ?1's body: the items as JSONB, and C16's subtotal,
+ * discount_total and total (null when a line has no price; zero without lines).
+ */
+const CURRENCY_OF = '(SELECT currency FROM subscriptions WHERE id = ?1)'
+const sum = (expr: string): string => totalText(expr, unitOf(CURRENCY_OF), sqliteMoneyText)
+const ITEMS_PART = `SELECT jsonb(json_group_array(${LINE_ITEM_JSON})) AS items, ${sum('l.amount')} AS subtotal, ${sum('l.discount')} AS discount_total,
+  ${sum('l.amount - l.discount')} AS total FROM (${PRICED_LINES('?1', CURRENCY_OF)}) l`
+/** The C3 body of subscription `s`, around its line items' part: the items (JSONB) and the three totals, as SQL values. */
+const bodyOf = (items: string, subtotal: string, discountTotal: string, total: string): string => `json_object(
   'id', s.id, 'user_id', s.user_id, 'state', s.state,
   'paused', json(CASE s.paused WHEN 1 THEN 'true' ELSE 'false' END),
   'interval_length', s.interval_length, 'interval_units', s.interval_units,
   'actionable_date', s.actionable_date, 'end_date', s.end_date,
   'skip_count', s.skip_count, 'successive_skip_count', s.successive_skip_count,
   'payment_method_id', s.payment_method_id, 'payment_source_id', s.payment_source_id,
-  'currency', s.currency, 'processing_state', s.processing_state,
+  'currency', s.currency, 'subtotal', ${subtotal}, 'discount_total', ${discountTotal}, 'total', ${total},
+  'processing_state', s.processing_state,
   'shipping_address', json(s.shipping_address), 'billing_address', json(s.billing_address),
-  'line_items', ${lineItems},
+  'line_items', ${items},
   'created_at', s.created_at, 'updated_at', s.updated_at)`
+
+/** The WHERE of an admin list of subscriptions `s` (C11, C13, C18), with its arguments: `after` first, `limit` last. */
+function adminFilter(f: AdminSubscriptionFilter): { where: string; args: (string | number)[] } {
+  const where = ['s.id > ?']
+  const args: (string | number)[] = [f.after]
+  if (f.state !== undefined) { where.push('s.state = ?'); args.push(f.state) }
+  if (f.userId !== undefined) { where.push('s.user_id = ?'); args.push(f.userId) }
+  if (f.actionableBefore !== undefined) { where.push('s.actionable_date < ?'); args.push(f.actionableBefore) }
+  if (f.paused !== undefined) { where.push('s.paused = ?'); args.push(f.paused ? 1 : 0) }
+  args.push(f.limit)
+  return { where: where.join(' AND '), args }
+}
+
+/** Subscription `s`'s line items as `[[quantity, sku, name], …]` in C3's order: the export's item names. */
+const EXPORT_ITEMS = `SELECT json_group_array(json_array(x.quantity, x.sku, x.name)) FROM (SELECT li.quantity, sb.sku, sb.name
+  FROM line_items li JOIN subscribables sb ON sb.id = li.subscribable_id WHERE li.subscription_id = s.id ORDER BY li.id) x`
 
 /** Subscriptions and their line items. Reads come back as arrays (rows.ts); writes return no rows. */
 export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const S = columns(SUBSCRIPTION_COLUMNS)
-  const L = columns(LINE_ITEM_COLUMNS)
   const prepare = (sql: string): StatementSync => prepareValues(db, sql)
   // The processor's floor starts at the date (migration 4; a trigger would set it otherwise).
   const insert = prepare(`INSERT INTO subscriptions (user_id, state, paused, interval_length, interval_units, actionable_date,
@@ -43,15 +80,16 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       created_on, created_at, updated_at, due_floor, skip_count, successive_skip_count)
     VALUES (?1, 'active', 0, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?4, ?15, ?16)`)
   const byId = prepare(`SELECT ${S} FROM subscriptions WHERE id = ?`)
-  // The hot read (GET a subscription): SQLite builds C3's whole body, line items included, in
-  // one statement, so the request neither maps rows to objects nor stringifies them again.
-  const jsonById = prepare(`SELECT s.user_id AS user_id, ${bodyOf(`(SELECT json_group_array(${LINE_ITEM_JSON}) FROM (${LINE_ITEMS_OF('s.id')}) li)`)} AS body
-    FROM subscriptions s WHERE s.id = ?`)
-  // The same body around line items kept as JSONB (body-cache.ts): SQLite embeds a JSONB value
-  // as the JSON it encodes, byte for byte what the subquery above makes (a BLOB that is not
-  // JSONB is an error, never text in the body).
-  const jsonWithLineItems = prepare(`SELECT s.user_id AS user_id, ${bodyOf('?2')} AS body FROM subscriptions s WHERE s.id = ?1`)
-  const lineItemsJsonb = prepare(`SELECT jsonb(json_group_array(${LINE_ITEM_JSON})) FROM (${LINE_ITEMS_OF('?')}) li`)
+  // The hot read (GET a subscription): SQLite builds C3's whole body, line items and C16's
+  // totals included, in one statement, so the request neither maps rows to objects nor
+  // stringifies them again.
+  const jsonById = prepare(`SELECT s.user_id AS user_id, ${bodyOf('t.items', 't.subtotal', 't.discount_total', 't.total')} AS body
+    FROM subscriptions s, (${ITEMS_PART}) t WHERE s.id = ?1`)
+  // The same body around a line items' part kept by the cache (body-cache.ts): SQLite embeds a
+  // JSONB value as the JSON it encodes, byte for byte what the subquery above makes (a BLOB
+  // that is not JSONB is an error, never text in the body).
+  const jsonWithLineItems = prepare(`SELECT s.user_id AS user_id, ${bodyOf('?2', '?3', '?4', '?5')} AS body FROM subscriptions s WHERE s.id = ?1`)
+  const lineItemsPart = prepare(ITEMS_PART)
   const idsOfUser = prepare('SELECT id FROM subscriptions WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?')
   const allOfUser = prepare(`SELECT ${S} FROM subscriptions WHERE user_id = ? ORDER BY id`)
   const idsOfUserInState = prepare('SELECT id FROM subscriptions WHERE user_id = ? AND state = ? ORDER BY id LIMIT ? OFFSET ?')
@@ -59,37 +97,53 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   const countOfUserInState = prepare('SELECT count(*) FROM subscriptions WHERE user_id = ? AND state = ?')
   const withSource = prepare('SELECT id FROM subscriptions WHERE payment_source_id = ?')
   const clearPayment = db.prepare('UPDATE subscriptions SET payment_method_id = NULL, payment_source_id = NULL, updated_at = ? WHERE payment_source_id = ?')
-  const lineItemsOf = prepare(`SELECT ${L} FROM line_items WHERE subscription_id = ? ORDER BY id`)
+  const lineItemsOf = prepare(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM} WHERE li.subscription_id = ? ORDER BY li.id`)
   // One statement for any page of a list: the ids come as a JSON array, so no SQL is compiled per request.
-  const lineItemsIn = prepare(`SELECT ${L} FROM line_items WHERE subscription_id IN (SELECT value FROM json_each(?)) ORDER BY id`)
-  const lineItemById = prepare(`SELECT ${L} FROM line_items WHERE id = ?`)
-  const lineItemOwner = prepare(`SELECT ${columns(LINE_ITEM_COLUMNS, 'li')}, s.user_id FROM line_items li JOIN subscriptions s ON s.id = li.subscription_id WHERE li.id = ?`)
-  const insertLineItem = db.prepare('INSERT INTO line_items (subscription_id, subscribable_id, quantity, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+  const lineItemsIn = prepare(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM}
+    WHERE li.subscription_id IN (SELECT value FROM json_each(?)) ORDER BY li.id`)
+  const lineItemById = prepare(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM} WHERE li.id = ?`)
+  const lineItemOwner = prepare(`SELECT ${PRICED_LINE_ITEM_COLUMNS}, s.user_id FROM ${PRICED_LINE_ITEM_FROM} WHERE li.id = ?`)
+  const insertLineItem = db.prepare('INSERT INTO line_items (subscription_id, subscribable_id, quantity, one_time, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
   const updateLineItem = db.prepare('UPDATE line_items SET subscribable_id = ?, quantity = ?, updated_at = ? WHERE id = ?')
   // A quantity-only change assigns only the quantity: assigning subscribable_id, even to the value
   // it has, makes SQLite check its foreign key (and would rewrite any index on it).
   const updateQuantity = db.prepare('UPDATE line_items SET quantity = ?, updated_at = ? WHERE id = ?')
   const deleteLineItem = db.prepare('DELETE FROM line_items WHERE id = ?')
+  const oneTimeIn = prepare(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM}
+    WHERE li.one_time = 1 AND li.subscription_id IN (SELECT value FROM json_each(?)) ORDER BY li.id`)
+  const deleteIn = db.prepare('DELETE FROM line_items WHERE id IN (SELECT value FROM json_each(?))')
   // A scan: no index by catalog item (migration 3); only the admin's rare DELETE of one reads it.
-  const lineItemsOfSubscribable = prepare(`SELECT ${L} FROM line_items WHERE subscribable_id = ? ORDER BY id`)
+  const lineItemsOfSubscribable = prepare(`SELECT ${PRICED_LINE_ITEM_COLUMNS} FROM ${PRICED_LINE_ITEM_FROM} WHERE li.subscribable_id = ? ORDER BY li.id`)
   const touch = db.prepare('UPDATE subscriptions SET updated_at = ? WHERE id = ?')
   const lastDue = prepare('SELECT max(due_date) FROM installments WHERE subscription_id = ?')
   const updates = new Map<string, StatementSync>()
+  // Admin lists and export batches: one statement per combination of filters, kept once made.
+  const listStatements = new Map<string, StatementSync>()
+  const cached = (sql: string): StatementSync => {
+    let stmt = listStatements.get(sql)
+    if (!stmt) listStatements.set(sql, (stmt = prepare(sql)))
+    return stmt
+  }
+  const SA = columns(SUBSCRIPTION_COLUMNS, 's')
   const count = (stmt: StatementSync, ...args: (string | number)[]): number => (stmt.get(...args) as unknown as [number])[0]
   const subscriptions = (rows: unknown): Subscription[] => (rows as Values[]).map(subscriptionOf)
-  const lineItems = (rows: unknown): LineItem[] => (rows as Values[]).map(lineItemOf)
+  const lineItems = (rows: unknown): PricedLineItem[] => (rows as Values[]).map(pricedLineItemOf)
+  const lineItem = (id: number): PricedLineItem => pricedLineItemOf(lineItemById.get(id) as unknown as Values)
   /**
    * The C3 body as it stands now, around the kept line items when there are some. With `keep`,
    * a subscription whose line items are not kept has them read and kept for the next write.
    */
   const render = (id: number, keep: boolean): SubscriptionJson | undefined => {
-    let items = bodies.lineItems(id)
-    const read = items === undefined && keep
-    if (read) items = (lineItemsJsonb.get(id) as unknown as [Uint8Array])[0]
-    const row = (items === undefined ? jsonById.get(id) : jsonWithLineItems.get(id, items)) as unknown as [number, string] | undefined
+    let part = bodies.lineItems(id)
+    const read = part === undefined && keep
+    if (read) {
+      const [items, subtotal, discount_total, total] = lineItemsPart.get(id) as unknown as [Uint8Array, string | null, string | null, string | null]
+      part = { items, subtotal, discount_total, total }
+    }
+    const row = (part === undefined ? jsonById.get(id) : jsonWithLineItems.get(id, part.items, part.subtotal, part.discount_total, part.total)) as unknown as [number, string] | undefined
     if (!row) return undefined
     // Kept only for a subscription that exists (the aggregate answers [] for any id).
-    if (read) bodies.keepLineItems(id, items as Uint8Array)
+    if (read) bodies.keepLineItems(id, part as LineItemsPart)
     return { user_id: row[0], body: row[1] }
   }
 
@@ -105,7 +159,7 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
         s.billing_address ? JSON.stringify(s.billing_address) : null,
         today, now, now, s.skip_count ?? 0, s.successive_skip_count ?? 0,
       ).lastInsertRowid)
-      for (const li of s.line_items) insertLineItem.run(id, li.subscribable_id, li.quantity, now, now)
+      for (const li of s.line_items) insertLineItem.run(id, li.subscribable_id, li.quantity, li.one_time === true ? 1 : 0, now, now)
       return id
     },
     /** The owner and the C3 body as JSON text, rendered by SQLite (see jsonById), cached until it changes. */
@@ -197,13 +251,20 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       return state ? count(countOfUserInState, userId, state) : count(countOfUser, userId)
     },
     adminList(f: AdminSubscriptionFilter): Subscription[] {
-      const where = ['id > ?']
-      const args: (string | number)[] = [f.after]
-      if (f.state !== undefined) { where.push('state = ?'); args.push(f.state) }
-      if (f.userId !== undefined) { where.push('user_id = ?'); args.push(f.userId) }
-      if (f.actionableBefore !== undefined) { where.push('actionable_date < ?'); args.push(f.actionableBefore) }
-      args.push(f.limit)
-      return subscriptions(prepare(`SELECT ${S} FROM subscriptions WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...args))
+      const { where, args } = adminFilter(f)
+      return subscriptions(cached(`SELECT ${SA} FROM subscriptions s WHERE ${where} ORDER BY s.id LIMIT ?`).all(...args))
+    },
+    /** An export's batch (C18): the list's rows with their owner and item names, one statement. */
+    exportBatch(f: AdminSubscriptionFilter): SubscriptionExportRow[] {
+      const { where, args } = adminFilter(f)
+      const rows = cached(`SELECT ${SA}, u.email, u.external_id, (${EXPORT_ITEMS}) FROM subscriptions s JOIN users u ON u.id = s.user_id
+        WHERE ${where} ORDER BY s.id LIMIT ?`).all(...args) as unknown as Values[]
+      return rows.map((row) => ({
+        subscription: subscriptionOf(row),
+        user_email: row[SUBSCRIPTION_COLUMNS.length] as string | null,
+        user_external_id: row[SUBSCRIPTION_COLUMNS.length + 1] as string | null,
+        items: (JSON.parse(row[SUBSCRIPTION_COLUMNS.length + 2] as string) as [number, string, string][]).map(([quantity, sku, name]) => ({ quantity, sku, name })),
+      }))
     },
     idsWithPaymentSource(sourceId: number): number[] {
       return (withSource.all(sourceId) as unknown as [number][]).map((r) => r[0])
@@ -211,12 +272,12 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     clearPaymentSource(sourceId: number): void {
       clearPayment.run(nowIso(), sourceId)
     },
-    lineItems(subscriptionId: number): LineItem[] {
+    lineItems(subscriptionId: number): PricedLineItem[] {
       return lineItems(lineItemsOf.all(subscriptionId))
     },
     /** The line items of many subscriptions (a page of a list), grouped by subscription. */
-    lineItemsOfMany(ids: readonly number[]): Map<number, LineItem[]> {
-      const out = new Map<number, LineItem[]>()
+    lineItemsOfMany(ids: readonly number[]): Map<number, PricedLineItem[]> {
+      const out = new Map<number, PricedLineItem[]>()
       if (ids.length === 0) return out
       for (const li of lineItems(lineItemsIn.all(JSON.stringify(ids)))) {
         const list = out.get(li.subscription_id)
@@ -225,36 +286,49 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       }
       return out
     },
-    findLineItem(id: number): (LineItem & { owner_id: number }) | undefined {
+    findLineItem(id: number): (PricedLineItem & { owner_id: number }) | undefined {
       const row = lineItemOwner.get(id) as unknown as Values | undefined
-      return row ? { ...lineItemOf(row), owner_id: row[6] as number } : undefined
+      return row ? { ...pricedLineItemOf(row), owner_id: row[LINE_ITEM_COLUMNS.length + 3] as number } : undefined
     },
     /** A line item with its owner; SQLite's one writer holds it until the unit ends. */
-    lockLineItem(id: number): (LineItem & { owner_id: number }) | undefined {
+    lockLineItem(id: number): (PricedLineItem & { owner_id: number }) | undefined {
       const row = lineItemOwner.get(id) as unknown as Values | undefined
-      return row ? { ...lineItemOf(row), owner_id: row[6] as number } : undefined
+      return row ? { ...pricedLineItemOf(row), owner_id: row[LINE_ITEM_COLUMNS.length + 3] as number } : undefined
     },
-    lineItemById(id: number): LineItem | undefined {
+    lineItemById(id: number): PricedLineItem | undefined {
       const row = lineItemById.get(id) as unknown as Values | undefined
-      return row ? lineItemOf(row) : undefined
+      return row ? pricedLineItemOf(row) : undefined
     },
-    /** Inserts a line item and answers it: every column is one of its inputs, so none is read back. */
-    addLineItem(subscriptionId: number, subscribableId: number, quantity: number): LineItem {
+    /** Inserts a line item and answers it as it now stands, priced (C16: the price is read back). */
+    addLineItem(subscriptionId: number, subscribableId: number, quantity: number, oneTime: boolean): PricedLineItem {
       const now = nowIso()
-      const id = Number(insertLineItem.run(subscriptionId, subscribableId, quantity, now, now).lastInsertRowid)
-      return { id, subscription_id: subscriptionId, subscribable_id: subscribableId, quantity, created_at: now, updated_at: now }
+      return lineItem(Number(insertLineItem.run(subscriptionId, subscribableId, quantity, oneTime ? 1 : 0, now, now).lastInsertRowid))
     },
-    /** Writes the new product and quantity and answers the item as it now stands. */
-    updateLineItem(item: LineItem, subscribableId: number, quantity: number): LineItem {
+    /**
+     * Writes the new product and quantity and answers the item as it now stands, priced: a new
+     * quantity keeps the price and discount the item was read with (the unit holds the catalog:
+     * SQLite's one writer), a new product's are read back.
+     */
+    updateLineItem(item: PricedLineItem, subscribableId: number, quantity: number): PricedLineItem {
       const now = nowIso()
-      if (subscribableId === item.subscribable_id) updateQuantity.run(quantity, now, item.id)
-      else updateLineItem.run(subscribableId, quantity, now, item.id)
-      return { ...item, subscribable_id: subscribableId, quantity, updated_at: now }
+      if (subscribableId === item.subscribable_id) {
+        updateQuantity.run(quantity, now, item.id)
+        return { ...item, quantity, updated_at: now }
+      }
+      updateLineItem.run(subscribableId, quantity, now, item.id)
+      return lineItem(item.id)
     },
     deleteLineItem(id: number): void {
       deleteLineItem.run(id)
     },
-    lineItemsOfSubscribable(subscribableId: number): LineItem[] {
+    /** Through the partial index of one-time lines (migration 15): a batch without any reads an empty range per id. */
+    takeOneTimeLines(subscriptionIds: readonly number[]): PricedLineItem[] {
+      if (subscriptionIds.length === 0) return []
+      const taken = lineItems(oneTimeIn.all(JSON.stringify(subscriptionIds)))
+      if (taken.length > 0) deleteIn.run(JSON.stringify(taken.map((li) => li.id)))
+      return taken
+    },
+    lineItemsOfSubscribable(subscribableId: number): PricedLineItem[] {
       return lineItems(lineItemsOfSubscribable.all(subscribableId))
     },
   }

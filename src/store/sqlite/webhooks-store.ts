@@ -1,15 +1,16 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { nowIso, type Row } from './rows.ts'
-import type { NewWebhookEndpoint, WebhookEndpoint, WebhookSecrets } from '../api.ts'
+import type { NewWebhookEndpoint, WebhookEndpoint, WebhookEndpointPatch, WebhookSecrets } from '../api.ts'
 
 /** The columns an endpoint is shown with: never its secrets. */
-const SHOWN = 'id, url, events, description, created_at, updated_at'
+const SHOWN = 'id, url, events, description, disabled, created_at, updated_at'
 
 const toEndpoint = (r: Row): WebhookEndpoint => ({
   id: r['id'] as number,
   url: r['url'] as string,
   events: JSON.parse(r['events'] as string) as string[],
   description: r['description'] as string | null,
+  disabled: r['disabled'] === 1,
   created_at: r['created_at'] as string,
   updated_at: r['updated_at'] as string,
 })
@@ -24,6 +25,11 @@ export function webhooksStore(db: DatabaseSync) {
     WHERE id = ? AND deleted_at IS NULL`)
   const rotate = db.prepare(`UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ?, secret = ?, updated_at = ?
     WHERE id = ? AND deleted_at IS NULL RETURNING ${SHOWN}`)
+  // An absent field keeps its value: url, events and disabled are never null; description may
+  // be set to null, so whether it was given is a separate argument.
+  const update = db.prepare(`UPDATE webhook_endpoints SET url = coalesce(?1, url), events = coalesce(?2, events),
+    description = CASE WHEN ?3 THEN ?4 ELSE description END, disabled = coalesce(?5, disabled), updated_at = ?6
+    WHERE id = ?7 AND deleted_at IS NULL RETURNING ${SHOWN}`)
   const remove = db.prepare(`UPDATE webhook_endpoints SET deleted_at = ?, updated_at = ?, secret = '', previous_secret = NULL,
     previous_secret_expires_at = NULL WHERE id = ? AND deleted_at IS NULL`)
 
@@ -48,6 +54,11 @@ export function webhooksStore(db: DatabaseSync) {
       // One clock reading for both: the old secret expires exactly `previousValidMs` after the rotation.
       const expires = new Date(Date.parse(now) + previousValidMs).toISOString()
       return toEndpoint(rotate.get(expires, secret, now, id) as Row)
+    },
+    updateEndpoint(id: number, p: WebhookEndpointPatch): WebhookEndpoint {
+      const events = p.events === undefined ? null : JSON.stringify(p.events)
+      const disabled = p.disabled === undefined ? null : p.disabled ? 1 : 0
+      return toEndpoint(update.get(p.url ?? null, events, p.description !== undefined ? 1 : 0, p.description ?? null, disabled, nowIso(), id) as Row)
     },
     deleteEndpoint(id: number): void {
       const now = nowIso()

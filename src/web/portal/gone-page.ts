@@ -6,11 +6,15 @@ import { escapeHtml, renderPage } from '../shell.ts'
 import { translator } from '../client/lib/i18n.ts'
 
 /**
- * 410 for a portal link that is unknown, used or expired (C14): one page for all three, so the
- * answer tells a guesser nothing, in the browser's language, styled, and never JSON.
+ * 410 for a portal link that is unknown, used or expired (C14): one page for all three, in the
+ * browser's language, styled, and never JSON. It leads back (C18) to where the link would have:
+ * its `return_url`, else REPLENISH_SHOP_URL; with neither it offers no link. A guesser learns
+ * nothing from it (an unknown token has no return_url, so it gets the shop's page like any other).
  */
-export function gonePage(language: Language, config: Config, assets: AssetMap): Reply {
+export function gonePage(language: Language, config: Config, assets: AssetMap, returnUrl: string | null): Reply {
   const t = translator(language)
-  const main = `<section class="card gone"><h1>${escapeHtml(t('gone.title'))}</h1><p>${escapeHtml(t('gone.body'))}</p></section>`
+  const back = returnUrl ?? config.shopUrl
+  const link = back === undefined ? '' : `<p><a class="button" href="${escapeHtml(back)}">${escapeHtml(t('gone.back_to_shop'))}</a></p>`
+  const main = `<section class="card gone"><h1>${escapeHtml(t('gone.title'))}</h1><p>${escapeHtml(t('gone.body'))}</p>${link}</section>`
   return renderPage({ app: 'portal', language, config, assets, title: t('gone.title'), main, script: false, status: 410 })
 }

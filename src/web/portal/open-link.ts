@@ -21,7 +21,11 @@ export function openPortalLink(app: App, assets: Assets): Handler {
     const language = negotiateLanguage(ctx.req.headers['accept-language'] as string | undefined)
     const token = ctx.params['token'] ?? ''
     const id = TOKEN_SHAPE.test(token) ? await startSession(app, token) : undefined
-    if (id === undefined) return gonePage(language, app.config, await assets.all())
+    if (id === undefined) {
+      // The spent link's own way back (C18); an unknown token has none.
+      const returnUrl = TOKEN_SHAPE.test(token) ? await app.store.portal.returnUrlOfLink(sha256(token)) : null
+      return gonePage(language, app.config, await assets.all(), returnUrl)
+    }
     return {
       status: 303,
       body: '',

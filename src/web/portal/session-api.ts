@@ -18,7 +18,11 @@ export const showPortalSession = (app: App): ApiHandler => async (ctx) => {
   const user = await app.store.accounts.findUser(session.user_id)
   const { config } = app
   return ok({
-    user: { id: session.user_id, email: user?.email ?? null },
+    user: {
+      id: session.user_id, email: user?.email ?? null,
+      // C17: the customer's own e-mail settings, which the portal lets them change (settings-api.ts).
+      locale: user?.locale ?? config.defaultLocale, email_notifications: user?.email_notifications ?? false,
+    },
     csrf_token: session.csrf_token,
     return_url: session.return_url,
     expires_at: session.expires_at,

@@ -7,10 +7,10 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestServer } from '../../helpers/server.ts'
-import { sleep, startDispatcher, startReceiver, type Received } from '../../helpers/webhooks.ts'
+import { eventually, sleep, startDispatcher, startReceiver, type Received } from '../../helpers/webhooks.ts'
+import { webhookDispatcher } from '../../../src/processing/webhooks/dispatcher.ts'
 import { testSql } from '../../helpers/rows.ts'
 import { until } from '../../helpers/wait.ts'
-import { webhookDispatcher } from '../../../src/processing/webhooks/dispatcher.ts'
 
 const A = '/admin/api/v1'
 
@@ -98,15 +98,37 @@ test('a hanging receiver does not delay another endpoint', async (t) => {
   const healthy = await startReceiver(t)
   await register(server, hanging.url)
   await register(server, healthy.url)
-  // Its requests never time out during the test: were the healthy endpoint's deliveries to wait
-  // for them, they would never arrive (rather than arriving late, which a busy machine also does).
-  startDispatcher(server, { concurrency: 4, timeoutMs: 600_000 })
+  // 8 sockets for two endpoints: a share of 4 each. The hanging one's requests never time out
+  // during the test: were the healthy endpoint's deliveries to wait for them, they would never
+  // arrive (rather than arriving late, which a busy machine also does).
+  startDispatcher(server, { concurrency: 4, sockets: 8, timeoutMs: 600_000 })
   await makeEvents(server, 30)
   await healthy.waitFor(30)
-  // The hanging one holds exactly its own connections, no more.
+  // The hanging one holds exactly its share of the sockets, no more.
   await hanging.waitFor(4)
   await sleep(100)
   assert.equal(hanging.received.length, 4)
+})
+
+test('issue 25: a request left unanswered does not hold back the endpoint\'s other deliveries, nor a retry, though the endpoint has one place', async (t) => {
+  const server = await startTestServer(t)
+  // The first request is never answered, the second fails once; every other one succeeds.
+  const rx = await startReceiver(t, (_req, res, i) => {
+    if (i === 0) return
+    res.statusCode = i === 1 ? 500 : 200
+    res.end()
+  })
+  const endpoint = await register(server, rx.url)
+  // One place, and a time-out far beyond the test: before issue 25 nothing else went until it ran out.
+  startDispatcher(server, { concurrency: 1, timeoutMs: 120_000, retryBaseSeconds: 1 })
+  await makeEvents(server, 5)
+  const got = await rx.waitFor(6, 60_000)
+  const ids = got.map((r) => Number(r.headers['replenish-event-id']))
+  assert.equal(new Set(ids).size, 5, 'all five events were posted')
+  assert.equal(ids[5], ids[1], 'the sixth request is the retry of the one that failed')
+  await eventually(() => deliveriesOf(server, endpoint.id), (list) => list.filter((d) => d.state === 'delivered').length === 4)
+  const hanging = (await deliveriesOf(server, endpoint.id)).find((d) => d.event_id === ids[0])
+  assert.deepEqual([hanging.state, hanging.attempt_count], ['pending', 0], 'the hanging request is still in flight')
 })
 
 test('after DELETE nothing more is sent to the endpoint, pending retries included; its pending deliveries are canceled', async (t) => {
@@ -141,9 +163,13 @@ test('after rotate_secret deliveries carry two v1= entries, the new secret first
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
   const endpoint = await register(server, rx.url)
-  const dispatcher = startDispatcher(server)
+  // Rotated before the dispatcher starts: a dispatcher already reading the endpoints when the
+  // rotation commits may post the next delivery before its next read (within a second; the old
+  // secret is valid for a day), which would make this test a race. The expiry below is read by
+  // a running one.
   const rotated = await server.request('POST', `${A}/webhook_endpoints/${endpoint.id}/rotate_secret`, { key: ADMIN_TOKEN })
   assert.equal(rotated.status, 200)
+  const dispatcher = startDispatcher(server)
   await makeEvents(server, 1)
   const [got] = await rx.waitFor(1) as [Received]
   const sig = signaturesOf(got.headers['replenish-signature'] as string)
@@ -241,6 +267,38 @@ test('pending deliveries survive a stop: a new dispatcher on the same store send
   const events = (await server.request('GET', `${A}/events`, { key: ADMIN_TOKEN })).body.events.map((e: any) => String(e.id))
   const delivered = new Set(rx.received.filter((_r, i) => i >= 5).map((r) => r.headers['replenish-event-id']))
   assert.deepEqual([...delivered].sort(), events.sort())
+})
+
+test('a stop while the worker reads what is due ends once that read returns (it does not wait for ever)', async (t) => {
+  const server = await startTestServer(t)
+  const rx = await startReceiver(t)
+  await register(server, rx.url)
+  await makeEvents(server, 3)
+  // The worker's first look for due deliveries is held until the stop has begun.
+  let release = (): void => {}
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  let reading = (): void => {}
+  const read = new Promise<void>((resolve) => (reading = resolve))
+  const store = Object.create(server.store) as typeof server.store
+  const deliveries = Object.create(server.store.deliveries) as typeof server.store.deliveries
+  // The store's repositories are frozen: the wrapper shadows them rather than assigning.
+  Object.defineProperty(deliveries, 'nextDueMs', {
+    value: async (id: number) => {
+      reading()
+      await gate
+      return server.store.deliveries.nextDueMs(id)
+    },
+  })
+  Object.defineProperty(store, 'deliveries', { value: deliveries })
+  const dispatcher = webhookDispatcher({ store, retryBaseSeconds: 1, log: (e) => server.errors.push(e), pollMs: 20 })
+  dispatcher.start()
+  await read
+  const stopping = dispatcher.stop(50)
+  await sleep(100)
+  release()
+  const ended = await Promise.race([stopping.then(() => 'stopped'), sleep(10_000).then(() => 'still stopping after 10 s')])
+  assert.equal(ended, 'stopped')
+  assert.equal(rx.received.length, 0, 'nothing was posted after the stop')
 })
 
 test('while the pacer holds deliveries back nothing is posted; once it lets go, everything is', async (t) => {

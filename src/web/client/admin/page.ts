@@ -7,8 +7,8 @@ export interface PageCtx {
   readonly query: URLSearchParams
   /** False for a `read` token: no write control is drawn (and the API would refuse it: 403). */
   readonly canWrite: boolean
-  /** Draws the page again, with `message` announced above it (after a change). */
-  refresh(message?: string): void
+  /** Draws the page again, with `message` announced above it (after a change); `failed`: as a failure. */
+  refresh(message?: string, failed?: boolean): void
 }
 
 export interface PageView {

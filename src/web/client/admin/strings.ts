@@ -3,26 +3,30 @@
  * shared catalogue of lib/i18n.ts (states, units, event names, address fields, common words).
  * The language is the page's `<html lang>`, chosen by the server from Accept-Language as the API
  * chooses it; the API's own messages (422 fields, 401/403) arrive already in that language.
+ *
+ * English is in admin.js; each other language is an asset of its own, `admin-<lang>.js`
+ * (lang-<lang>.ts), which the page loads just before admin.js (shell.ts), so a page carries the
+ * words of its language only. Without it (it failed to load) the page speaks English.
  */
 import { translator, type Catalogue, type Language, type SharedKey, type Translate } from '../lib/i18n.ts'
 import { en, type AdminKey } from './strings-en.ts'
-import { es } from './strings-es.ts'
-import { fr } from './strings-fr.ts'
-import { de } from './strings-de.ts'
 
 export type { AdminKey }
 
-export const ADMIN_STRINGS: Readonly<Record<Language, Catalogue<AdminKey>>> = { en, es, fr, de }
-
 export type Key = SharedKey | AdminKey
 
-let translate: Translate<Key> = translator('en', ADMIN_STRINGS)
+/** Where admin-<lang>.js (lang-<lang>.ts) leaves its catalogue for this script. */
+const GLOBAL = 'replenishAdminStrings'
+
+let translate: Translate<Key> = translator('en', { en, es: en, fr: en, de: en })
 let language: Language = 'en'
 
 /** Set once by main.ts from the page. */
 export function useLanguage(lang: Language): void {
-  language = lang
-  translate = translator(lang, ADMIN_STRINGS)
+  const given = (globalThis as Record<string, unknown>)[GLOBAL] as Catalogue<AdminKey> | undefined
+  const own = lang === 'en' || given === undefined ? en : given
+  language = own === en ? 'en' : lang
+  translate = translator(language, { en, es: own, fr: own, de: own })
 }
 
 export const lang = (): Language => language

@@ -20,20 +20,29 @@ export interface Api {
   post<T>(path: string, body?: unknown): Promise<T>
   patch<T>(path: string, body: unknown): Promise<T>
   del<T>(path: string): Promise<T>
+  /**
+   * The same writes as dry runs (C18, `Replenish-Dry-Run: 1`): the API answers exactly what the
+   * request would (the changed record, or its 422) and changes nothing: what a page shows before
+   * the person confirms.
+   */
+  readonly dryRun: Writes
 }
+
+/** The writing calls of an Api. */
+export type Writes = Pick<Api, 'post' | 'patch' | 'del'>
 
 /**
  * `headers()` is asked before each request: the portal adds its CSRF token, the staff console
  * its `Authorization`. `networkMessage` is the page's own words for a request that got no answer.
  */
 export function createApi(headers: () => Record<string, string>, networkMessage: string): Api {
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+  const call = async <T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> => {
     let res: Response
     try {
       res = await fetch(path, {
         method,
         credentials: 'same-origin',
-        headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers() },
+        headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers(), ...extra },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       })
     } catch {
@@ -54,8 +63,15 @@ export function createApi(headers: () => Record<string, string>, networkMessage:
     post: (path, body) => call('POST', path, body ?? {}),
     patch: (path, body) => call('PATCH', path, body),
     del: (path) => call('DELETE', path),
+    dryRun: {
+      post: (path, body) => call('POST', path, body ?? {}, DRY_RUN),
+      patch: (path, body) => call('PATCH', path, body, DRY_RUN),
+      del: (path) => call('DELETE', path, undefined, DRY_RUN),
+    },
   }
 }
+
+const DRY_RUN = { 'replenish-dry-run': '1' }
 
 function errorOf(status: number, body: unknown): ApiError {
   if (typeof body === 'object' && body !== null) {

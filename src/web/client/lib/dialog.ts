@@ -3,6 +3,8 @@ import { h } from './dom.ts'
 export interface ConfirmSpec {
   readonly title: string
   readonly body?: string
+  /** More than a sentence: what the change will do, as a dry run answered it. */
+  readonly details?: Node
   readonly confirm: string
   readonly dismiss: string
   /** A confirmation that destroys something is drawn as such. */
@@ -23,6 +25,7 @@ export function confirmDialog(spec: ConfirmSpec): Promise<boolean> {
     const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': titleId },
       h('h2', { id: titleId }, spec.title),
       spec.body === undefined ? null : h('p', null, spec.body),
+      spec.details ?? null,
       h('div', { class: 'actions' }, dismiss, confirm))
     let answer = false
     dismiss.addEventListener('click', () => dialog.close())

@@ -16,3 +16,20 @@ export function addDays(date: string, days: number): string {
   d.setUTCDate(d.getUTCDate() + days)
   return d.toISOString().slice(0, 10)
 }
+
+/**
+ * A C16 amount (an exact decimal string, `"12.50"`) in its currency as the page's language writes
+ * it. The string goes to Intl as it is, so no float ever rounds it.
+ */
+export function formatMoney(amount: string, currency: string, language: string): string {
+  try {
+    return new Intl.NumberFormat(language, { style: 'currency', currency }).format(amount as `${number}`)
+  } catch {
+    return `${amount} ${currency}`
+  }
+}
+
+/** A C16 discount percent (`"12.5"`) as the language writes a percentage: "12.5%", "12,5 %". */
+export function formatPercent(percent: string, language: string): string {
+  return new Intl.NumberFormat(language, { style: 'percent', maximumFractionDigits: 2 }).format(Number(percent) / 100)
+}

@@ -50,6 +50,7 @@ const EN = {
   'event.subscription.cancellation_pending': 'Cancellation requested',
   'event.subscription.activated': 'Reactivated',
   'event.subscription.ended': 'Ended',
+  'event.subscription.upcoming': 'Next delivery announced',
   'event.line_item.created': 'Item added',
   'event.line_item.updated': 'Item changed',
   'event.line_item.deleted': 'Item removed',
@@ -78,6 +79,7 @@ const EN = {
   'shell.portal_title': 'Your subscriptions',
   'gone.title': 'This link can no longer be used',
   'gone.body': 'Portal links work once, for one hour. Ask the shop to send you a new one.',
+  'gone.back_to_shop': 'Back to the shop',
 } as const
 
 export type SharedKey = keyof typeof EN
@@ -124,6 +126,7 @@ const ES: Catalogue<SharedKey> = {
   'event.subscription.cancellation_pending': 'Cancelación solicitada',
   'event.subscription.activated': 'Reactivada',
   'event.subscription.ended': 'Finalizada',
+  'event.subscription.upcoming': 'Próxima entrega anunciada',
   'event.line_item.created': 'Artículo añadido',
   'event.line_item.updated': 'Artículo modificado',
   'event.line_item.deleted': 'Artículo eliminado',
@@ -152,6 +155,7 @@ const ES: Catalogue<SharedKey> = {
   'shell.portal_title': 'Sus suscripciones',
   'gone.title': 'Este enlace ya no se puede usar',
   'gone.body': 'Los enlaces del portal funcionan una sola vez, durante una hora. Pida a la tienda que le envíe uno nuevo.',
+  'gone.back_to_shop': 'Volver a la tienda',
 }
 
 const FR: Catalogue<SharedKey> = {
@@ -195,6 +199,7 @@ const FR: Catalogue<SharedKey> = {
   'event.subscription.cancellation_pending': 'Résiliation demandée',
   'event.subscription.activated': 'Réactivé',
   'event.subscription.ended': 'Terminé',
+  'event.subscription.upcoming': 'Prochaine livraison annoncée',
   'event.line_item.created': 'Article ajouté',
   'event.line_item.updated': 'Article modifié',
   'event.line_item.deleted': 'Article retiré',
@@ -223,6 +228,7 @@ const FR: Catalogue<SharedKey> = {
   'shell.portal_title': 'Vos abonnements',
   'gone.title': 'Ce lien ne peut plus être utilisé',
   'gone.body': "Les liens du portail fonctionnent une seule fois, pendant une heure. Demandez-en un nouveau à la boutique.",
+  'gone.back_to_shop': 'Retour à la boutique',
 }
 
 const DE: Catalogue<SharedKey> = {
@@ -266,6 +272,7 @@ const DE: Catalogue<SharedKey> = {
   'event.subscription.cancellation_pending': 'Kündigung beantragt',
   'event.subscription.activated': 'Reaktiviert',
   'event.subscription.ended': 'Beendet',
+  'event.subscription.upcoming': 'Nächste Lieferung angekündigt',
   'event.line_item.created': 'Artikel hinzugefügt',
   'event.line_item.updated': 'Artikel geändert',
   'event.line_item.deleted': 'Artikel entfernt',
@@ -294,6 +301,7 @@ const DE: Catalogue<SharedKey> = {
   'shell.portal_title': 'Ihre Abonnements',
   'gone.title': 'Dieser Link kann nicht mehr verwendet werden',
   'gone.body': 'Portal-Links funktionieren einmal, eine Stunde lang. Bitten Sie den Shop um einen neuen Link.',
+  'gone.back_to_shop': 'Zurück zum Shop',
 }
 
 export const SHARED: Readonly<Record<Language, Catalogue<SharedKey>>> = { en: EN, es: ES, fr: FR, de: DE }

@@ -1,7 +1,7 @@
 import { h } from '../lib/dom.ts'
-import { formatDate } from '../lib/format.ts'
+import { formatDate, formatMoney, formatPercent } from '../lib/format.ts'
 import { pluralKey } from '../lib/i18n.ts'
-import type { Portal, Subscription } from './portal.ts'
+import type { Portal, Priced, Subscription, Totals } from './portal.ts'
 
 /** An item's name from the catalogue, or its number when the shop removed it since. */
 export function itemName(portal: Portal, subscribableId: number): string {
@@ -27,4 +27,28 @@ export function frequency(portal: Portal, sub: Subscription): string {
 export function itemsSummary(portal: Portal, sub: Subscription): string {
   if (sub.line_items.length === 0) return portal.t('portal.no_items')
   return sub.line_items.map((li) => `${itemName(portal, li.subscribable_id)} × ${li.quantity}`).join(', ')
+}
+
+/** A C16 amount in the page's language, or undefined when there is none (no price in the catalog, or a server before C16). */
+export function money(portal: Portal, amount: string | null | undefined, currency: string): string | undefined {
+  return amount === null || amount === undefined ? undefined : formatMoney(amount, currency, portal.page.language)
+}
+
+/** "2 × $12.50, 10% off = $22.50": a line's price as the catalog says now, or as an installment froze it; undefined without one. */
+export function linePrice(portal: Portal, line: Priced & { readonly quantity: number }, currency: string): string | undefined {
+  const price = money(portal, line.price, currency)
+  const total = money(portal, line.total, currency)
+  if (price === undefined || total === undefined) return undefined
+  const discounted = line.discount_percent !== undefined && Number(line.discount_percent) > 0
+  return discounted
+    ? portal.t('portal.line_price_discounted', { quantity: line.quantity, price, total, percent: formatPercent(line.discount_percent as string, portal.page.language) })
+    : portal.t('portal.line_price', { quantity: line.quantity, price, total })
+}
+
+/** "$22.50 (You save $2.50)": what a delivery costs, undefined when any line has no price. */
+export function totalText(portal: Portal, totals: Totals): string | undefined {
+  const total = money(portal, totals.total, totals.currency)
+  if (total === undefined) return undefined
+  const saved = money(portal, totals.discount_total, totals.currency)
+  return saved !== undefined && Number(totals.discount_total) > 0 ? `${total} (${portal.t('portal.you_save', { amount: saved })})` : total
 }

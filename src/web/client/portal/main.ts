@@ -43,8 +43,13 @@ async function start(): Promise<void> {
   }
   renderNav(portal)
   const route = (): void => {
+    // Each view draws into a container of its own: one still loading when the customer moves on
+    // draws into a container no longer on the page, never over the view that replaced it.
+    const container = h('div')
+    replace(page.main, container)
+    const view: Portal = { ...portal, page: { ...page, main: container } }
     const match = /^#\/subscriptions\/([^/]+)$/.exec(location.hash)
-    void (match ? showSubscription(portal, decodeURIComponent(match[1] as string)) : showList(portal))
+    void (match ? showSubscription(view, decodeURIComponent(match[1] as string)) : showList(view))
   }
   window.addEventListener('hashchange', route)
   route()

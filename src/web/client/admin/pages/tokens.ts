@@ -10,35 +10,19 @@ import { withQuery } from '../router.ts'
 import * as session from '../session.ts'
 import { t } from '../strings.ts'
 import type { AdminToken } from '../types.ts'
-import { actionButton, field, pager, problemBox, section, select, shownOnce, table } from '../ui.ts'
+import { actionButton, createForm, dataTable, field, pager, section, select, shownOnce } from '../ui.ts'
 import type { Page, PageCtx } from '../page.ts'
 
 let justMade: { id: number; token: string } | undefined
 
-function createForm(ctx: PageCtx): HTMLElement {
-  const problem = problemBox()
-  const submit = h('button', { type: 'submit', class: 'button' }, t('admin.create'))
-  const form = h('form', { class: 'create', 'aria-label': t('admin.tokens.new') }, h('h3', null, t('admin.tokens.new')), problem.el,
-    h('div', { class: 'fields' },
-      field(t('admin.tokens.scope'), select('scope', ['admin', 'read', 'metrics'].map((s): [string, string] => [s, label('admin.scope', s)]), 'read')),
-      field(t('admin.tokens.label'), h('input', { name: 'label', type: 'text', maxlength: '100' }))),
-    submit)
-  form.addEventListener('submit', (event) => {
-    event.preventDefault()
-    submit.disabled = true
-    problem.clear()
-    post<AdminToken>('/admin_tokens', { admin_token: { scope: valueOf(form, 'scope'), label: valueOf(form, 'label') || undefined } }).then(
-      (made) => {
-        justMade = { id: made.id, token: made.token ?? '' }
-        ctx.refresh(t('admin.saved'))
-      },
-      (err: unknown) => {
-        problem.show(err)
-        submit.disabled = false
-      },
-    )
-  })
-  return form
+function tokenForm(ctx: PageCtx): HTMLElement {
+  return createForm(t('admin.tokens.new'), h('div', { class: 'fields' },
+    field(t('admin.tokens.scope'), select('scope', ['admin', 'read', 'metrics'].map((s): [string, string] => [s, label('admin.scope', s)]), 'read')),
+    field(t('admin.tokens.label'), h('input', { name: 'label', type: 'text', maxlength: '100' }))),
+  async (form) => {
+    const made = await post<AdminToken>('/admin_tokens', { admin_token: { scope: valueOf(form, 'scope'), label: valueOf(form, 'label') || undefined } })
+    justMade = { id: made.id, token: made.token ?? '' }
+  }, ctx)
 }
 
 function revokeButton(token: AdminToken, ctx: PageCtx): HTMLButtonElement {
@@ -63,14 +47,18 @@ export const tokensPage: Page = async (ctx) => {
     content: [
       made ? h('section', { class: 'card' }, shownOnce(t('admin.tokens.shown', { id: made.id }), t('admin.tokens.token'), made.token)) : null,
       section(title,
-        table(title, [t('admin.id'), t('admin.tokens.label'), t('admin.tokens.scope'), t('admin.tokens.prefix'), t('admin.created'), t('admin.tokens.lastUsed'), ...(ctx.canWrite ? [t('admin.actions')] : [])],
-          page.admin_tokens.map((tok) => [
-            `#${tok.id}`, [tok.label ?? t('common.none'), tok.id === mine ? ` ${t('admin.tokens.yours')}` : null], tok.scope, h('code', null, `${tok.prefix}…`),
-            when(tok.created_at), tok.last_used_at ? when(tok.last_used_at) : t('admin.tokens.never'),
-            ...(ctx.canWrite ? [revokeButton(tok, ctx)] : []),
-          ])),
+        // A long label wraps inside its cell: the Revoke button stays in the table (issue 28).
+        dataTable<AdminToken>(title, [
+          { label: t('admin.id'), cell: (tok) => `#${tok.id}` },
+          { label: t('admin.tokens.label'), cell: (tok) => h('span', { class: 'wrap' }, tok.label ?? t('common.none'), tok.id === mine ? ` ${t('admin.tokens.yours')}` : null) },
+          { label: t('admin.tokens.scope'), cell: (tok) => label('admin.scopeName', tok.scope) },
+          { label: t('admin.tokens.prefix'), cell: (tok) => h('code', null, `${tok.prefix}…`) },
+          { label: t('admin.created'), cell: (tok) => when(tok.created_at) },
+          { label: t('admin.tokens.lastUsed'), cell: (tok) => (tok.last_used_at ? when(tok.last_used_at) : t('admin.tokens.never')) },
+          ...(ctx.canWrite ? [{ label: t('admin.actions'), actions: true, cell: (tok: AdminToken) => revokeButton(tok, ctx) }] : []),
+        ], page.admin_tokens),
         pager(page.next_after, after, (next) => withQuery(['tokens'], { after: next })),
-        ctx.canWrite ? createForm(ctx) : null),
+        ctx.canWrite ? tokenForm(ctx) : null),
     ],
   }
 }

@@ -1,12 +1,15 @@
-import { isRecord } from './field-errors.ts'
-import { dateIn, dayOf, isIntervalUnit, type IntervalUnit } from './dates.ts'
-import { currencyCode } from './currency.ts'
-import { readAddress } from './address.ts'
-import { MAX_INTERVAL, MAX_QUANTITY } from './subscription-input.ts'
-import { STATES, type Address, type ProcessingState, type State, type Subscription } from './types.ts'
-import { ImportLineError, lineError } from './import-errors.ts'
-import { LineFields } from './import-fields.ts'
-import { IMPORT_TYPES, type ImportContext, type ImportedLineItem, type ImportRecord, type ImportType } from './import-records.ts'
+import { acceptableText, isRecord } from '../field-errors.ts'
+import { dateIn, dayOf, isIntervalUnit, type IntervalUnit } from '../dates.ts'
+import { currencyCode } from '../currency.ts'
+import { readDiscount, readPrices } from '../catalog-input.ts'
+import { formatAmount, formatPercent } from '../money.ts'
+import { readAddress } from '../address.ts'
+import { MAX_INTERVAL, MAX_QUANTITY } from '../subscription-input.ts'
+import { STATES, type Address, type ProcessingState, type State, type Subscription } from '../types.ts'
+import { ImportLineError, lineError } from './errors.ts'
+import { LineFields } from './fields.ts'
+import { LANGUAGES } from '../messages.ts'
+import { IMPORT_TYPES, type ImportContext, type ImportedLineItem, type ImportRecord, type ImportType } from './records.ts'
 
 /**
  * One line of an import file (docs/import.md) read and checked with C4's rules where they apply,
@@ -16,11 +19,11 @@ import { IMPORT_TYPES, type ImportContext, type ImportedLineItem, type ImportRec
 
 const TIMES = ['created_at', 'updated_at'] as const
 const FIELDS: Readonly<Record<ImportType, readonly string[]>> = {
-  user: ['type', 'id', 'email', 'external_id', ...TIMES],
+  user: ['type', 'id', 'email', 'external_id', 'locale', 'email_notifications', ...TIMES],
   api_key: ['type', 'id', 'user_id', 'key', ...TIMES],
   payment_method: ['type', 'id', 'name', 'active', ...TIMES],
   payment_source: ['type', 'id', 'user_id', 'payment_method_id', 'kind', 'brand', 'last_digits', 'month', 'year', 'gateway_reference', ...TIMES],
-  subscribable: ['type', 'id', 'sku', 'name', 'subscribable', ...TIMES],
+  subscribable: ['type', 'id', 'sku', 'name', 'subscribable', 'prices', 'discount_percent', ...TIMES],
   subscription: [
     'type', 'id', 'user_id', 'state', 'paused', 'interval_length', 'interval_units', 'actionable_date', 'end_date',
     'skip_count', 'successive_skip_count', 'payment_method_id', 'payment_source_id', 'currency', 'processing_state',
@@ -77,8 +80,11 @@ function read(type: ImportType, f: LineFields, ctx: ImportContext): ImportRecord
       let email = f.string('email')
       if (email !== undefined && !EMAIL.test(email)) email = f.add('email', 'invalid')
       const external_id = f.optionalString('external_id')
-      if (id === undefined || email === undefined || external_id === undefined) return undefined
-      return { type, row: { id, email, external_id, ...times }, given }
+      // C17: absent or null follows the service's default language.
+      const locale = f.raw['locale'] === undefined || f.raw['locale'] === null ? null : f.oneOf('locale', LANGUAGES, 'en')
+      const email_notifications = f.boolean('email_notifications', true)
+      if (id === undefined || email === undefined || external_id === undefined || locale === undefined || email_notifications === undefined) return undefined
+      return { type, row: { id, email, external_id, locale, email_notifications, ...times }, given }
     }
     case 'api_key': {
       const id = f.optionalId('id')
@@ -102,8 +108,8 @@ function read(type: ImportType, f: LineFields, ctx: ImportContext): ImportRecord
         kind: f.optionalString('kind'),
         brand: f.optionalString('brand'),
         last_digits: f.optionalString('last_digits', 4),
-        month: f.optionalInteger('month'),
-        year: f.optionalInteger('year'),
+        month: f.optionalCount('month'),
+        year: f.optionalCount('year'),
         gateway_reference: f.optionalString('gateway_reference'),
         ...times,
       }
@@ -115,8 +121,15 @@ function read(type: ImportType, f: LineFields, ctx: ImportContext): ImportRecord
       const sku = f.string('sku')
       const name = f.string('name')
       const subscribable = f.boolean('subscribable', true)
-      if (id === undefined || sku === undefined || name === undefined || subscribable === undefined) return undefined
-      return { type, row: { id, sku, name, subscribable, ...times }, given }
+      // C16, as the admin API reads them (a null amount or object brings no price).
+      const prices = new Map([...readPrices(f.raw['prices'], {}, f.errors)].filter((e): e is [string, bigint] => e[1] !== null))
+      const discount = readDiscount(f.raw['discount_percent'], 0, f.errors)
+      if (id === undefined || sku === undefined || name === undefined || subscribable === undefined || !f.errors.empty) return undefined
+      const money = {
+        prices: Object.fromEntries([...prices].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, minor]) => [code, formatAmount(minor, code)])),
+        discount_percent: formatPercent(discount),
+      }
+      return { type, row: { id, sku, name, subscribable, ...money, ...times }, given }
     }
     case 'subscription':
       return readSubscription(f, ctx, given, times)
@@ -129,7 +142,8 @@ function readKey(f: LineFields): string | undefined {
   // Never trimmed: a key is exactly what clients send.
   if (typeof key !== 'string' || /\s/.test(key)) return f.add('key', 'invalid')
   if (key.length < MIN_IMPORTED_KEY) return f.add('key', 'too_short', MIN_IMPORTED_KEY)
-  return key.length > 255 ? f.add('key', 'too_long', 255) : key
+  if (key.length > 255) return f.add('key', 'too_long', 255)
+  return acceptableText(key, 'key', f.errors) ? key : undefined
 }
 
 function readSubscription(f: LineFields, ctx: ImportContext, given: Set<string>, times: { created_at: string; updated_at: string }): ImportRecord | undefined {
@@ -237,7 +251,7 @@ function readLineItems(f: LineFields, subscriptionId: number, times: { created_a
       failed = true
       continue
     }
-    out.push({ item: { id, subscription_id: subscriptionId, subscribable_id, quantity, created_at, updated_at }, given: li.given })
+    out.push({ item: { id, subscription_id: subscriptionId, subscribable_id, quantity, one_time: false, created_at, updated_at }, given: li.given })
   }
   return failed ? undefined : out
 }

@@ -1,7 +1,7 @@
-import { FieldErrors, readBoundedInteger, readInteger } from './field-errors.ts'
-import type { MessageKey } from './messages.ts'
-import { isDate } from './dates.ts'
-import type { ImportMessageKey } from './import-errors.ts'
+import { FieldErrors, acceptableText, readBoundedInteger, readStoredCount } from '../field-errors.ts'
+import type { MessageKey } from '../messages.ts'
+import { isDate } from '../dates.ts'
+import type { ImportMessageKey } from './errors.ts'
 
 /**
  * Readers of one field of an import line. Each answers the value, or undefined after recording
@@ -70,7 +70,8 @@ export class LineFields {
   private text(field: string, v: unknown, max: number): string | undefined {
     if (typeof v !== 'string' && typeof v !== 'number') return this.add(field, 'invalid')
     const s = String(v).trim()
-    return s.length > max ? this.add(field, 'too_long', max) : s
+    if (s.length > max) return this.add(field, 'too_long', max)
+    return acceptableText(s, this.prefix + field, this.errors) ? s : undefined
   }
 
   boolean(field: string, fallback: boolean): boolean | undefined {
@@ -79,19 +80,19 @@ export class LineFields {
     return typeof v === 'boolean' ? v : this.add(field, 'inclusion')
   }
 
-  /** A whole number ≥ 0 (a counter), 0 when absent. */
+  /** A whole number ≥ 0 (a counter) that every backend's integer column holds, 0 when absent. */
   count(field: string): number | undefined {
     const v = this.raw[field]
     if (v === undefined) return 0
     if (v === null) return this.add(field, 'blank')
-    const n = readInteger(v, this.prefix + field, this.errors)
-    return n !== undefined && n < 0 ? this.add(field, 'greater_than_or_equal_to_0') : n
+    return readStoredCount(v, this.prefix + field, this.errors)
   }
 
-  optionalInteger(field: string): number | null | undefined {
+  /** As `count`, or null when absent (a card's month or year). */
+  optionalCount(field: string): number | null | undefined {
     const v = this.raw[field]
     if (v === undefined || v === null || v === '') return null
-    return readInteger(v, this.prefix + field, this.errors)
+    return readStoredCount(v, this.prefix + field, this.errors)
   }
 
   /** A real date `YYYY-MM-DD` or null; past dates are fine (an import brings history). */

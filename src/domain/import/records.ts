@@ -1,4 +1,4 @@
-import type { LineItem, PaymentMethod, PaymentSource, Subscribable, Subscription, User } from './types.ts'
+import type { LineItem, PaymentMethod, PaymentSource, Subscribable, Subscription, User } from '../types.ts'
 
 /**
  * What one line of an import file (docs/import.md) becomes once read and checked: the row to

@@ -1,5 +1,5 @@
-import { FieldErrors } from './field-errors.ts'
-import type { Language } from './messages.ts'
+import { FieldErrors } from '../field-errors.ts'
+import type { Language } from '../messages.ts'
 
 /**
  * The import's own messages, beside C4's (messages.ts), in the same four languages: the 422 of

@@ -1,5 +1,5 @@
-import type { LineItem, Subscription } from './types.ts'
-import type { Given, ImportedLineItem, ImportRecord, StoredImportRow } from './import-records.ts'
+import type { LineItem, Subscription } from '../types.ts'
+import type { Given, ImportedLineItem, ImportRecord, StoredImportRow } from './records.ts'
 
 /**
  * The fields of an import line that differ from the stored row with the same id, among those the
