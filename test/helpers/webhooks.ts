@@ -78,8 +78,8 @@ export function startDispatcher(server: TestServer, options: Partial<DispatcherO
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Reads until `done` holds of what was read, and answers it; fails after `ms`. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
+/** Reads until `done` holds of what was read, and answers it; fails after `ms` (a minute unless told: a hang, not a slow machine). */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms
   for (;;) {
     const value = await read()
