@@ -125,7 +125,7 @@ test('a disabled endpoint gets no new deliveries and sends none, its pending one
   const other = await startReceiver(t)
   const endpoint = await register(server, rx.url)
   const otherEndpoint = await register(server, other.url)
-  startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0 }) // retries 0.8 s apart
+  startDispatcher(server, { retryBaseSeconds: 1, random: () => 0 }) // retries 0.8 s apart
   await makeEvents(server, 2)
   await rx.waitFor(2)
   const disabled = await admin(server, 'PATCH', `/webhook_endpoints/${endpoint.id}`, { webhook_endpoint: { disabled: true } })
@@ -156,7 +156,7 @@ test('a new url takes effect at once: later deliveries go to the new address onl
   const before = await startReceiver(t)
   const after = await startReceiver(t)
   const endpoint = await register(server, before.url)
-  startDispatcher(t, server)
+  startDispatcher(server)
   await makeEvents(server, 1)
   await before.waitFor(1)
   assert.equal((await admin(server, 'PATCH', `/webhook_endpoints/${endpoint.id}`, { webhook_endpoint: { url: after.url } })).status, 200)
@@ -175,7 +175,7 @@ test('POST …/test delivers a webhook.test event to that endpoint alone and ans
   const bystander = await startReceiver(t)
   const endpoint = await register(server, rx.url, ['installment.created'])
   await register(server, bystander.url, ['*'])
-  startDispatcher(t, server)
+  startDispatcher(server)
 
   const res = await admin(server, 'POST', `/webhook_endpoints/${endpoint.id}/test`)
   assert.equal(res.status, 200, res.text)

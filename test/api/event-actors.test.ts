@@ -106,7 +106,7 @@ test('the customer events list, the console history and the webhook body show th
   assert.deepEqual(customers, [...feed].reverse())
   const history = (await server.request('GET', `/admin/api/v1/subscriptions/${sub}/events`, { key: ADMIN_TOKEN })).body.events
   assert.deepEqual(history.map(pick), [...feed].reverse().map(pick))
-  startDispatcher(t, server)
+  startDispatcher(server)
   const bodies = (await receiver.waitFor(2)).map((r) => r.body).sort()
   assert.deepEqual(bodies, feed.map((e) => JSON.stringify(e)).sort(), 'a webhook posts the event exactly as the feed renders it')
 })
@@ -123,7 +123,7 @@ test('events written before actors were recorded answer actor null and request_i
   assert.equal(event.subscription_id, created.body.id)
   const customers = (await server.request('GET', `/api/v1/subscriptions/${created.body.id}/events`, { key: apiKey.key })).body.events
   assert.deepEqual(customers, [event])
-  startDispatcher(t, server)
+  startDispatcher(server)
   const [delivered] = await receiver.waitFor(1)
   assert.equal(delivered?.body, JSON.stringify(event))
 })

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { runCli, startServe, tempDir, type CliRun } from './harness.ts'
 import { request } from '../helpers/server.ts'
+import { until } from '../helpers/wait.ts'
 import { newTestLocation } from '../helpers/store.ts'
 import { startSmtpSink, TEST_CA_FILE } from '../helpers/smtp.ts'
 import { COPIED_TABLES } from '../../src/store/postgres/copy.ts'
@@ -72,7 +73,7 @@ async function fillSqlite(t: TestContext, file: string): Promise<Made> {
   // A cancellation's mail, sent by serve (the outbox and its totals).
   assert.equal((await request(serve.url, 'POST', `/api/v1/subscriptions/${bare}/cancel`, { key })).status, 200)
   await sink.waitFor(1)
-  for (let i = 0; i < 200 && (await admin('GET', '/emails')).emails[0]?.state !== 'sent'; i++) await new Promise((r) => setTimeout(r, 25))
+  await until('the mail recorded as sent', async () => (await admin('GET', '/emails')).emails[0]?.state === 'sent')
 
   const answers = new Map<string, string>()
   for (const [path, as] of [

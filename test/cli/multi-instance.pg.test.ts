@@ -475,7 +475,7 @@ async function until(predicate: () => boolean | Promise<boolean>, ms: number): P
 
 // ---- the test --------------------------------------------------------------------------------
 
-test('three instances on one database: no duplicate installment, no lost write, every event delivered (C15)', { timeout: 240_000 }, async (t) => {
+test('three instances on one database: no duplicate installment, no lost write, every event delivered (C15)', { timeout: 480_000 }, async (t) => {
   assert.ok(ON_POSTGRES, 'this test needs PostgreSQL: REPLENISH_TEST_DB=postgres://…')
   const started = Date.now()
   const at = await newTestLocation()
@@ -584,7 +584,8 @@ test('three instances on one database: no duplicate installment, no lost write, 
   // Webhooks: every event reaches the receiver at least once. Deliveries the killed instance had
   // claimed wait for their claim to run out (CLAIM_LEASE_MS) before another instance posts them.
   const eventIds = new Set(events.map((e) => String(e.id)))
-  const drained = await until(() => [...eventIds].every((id) => accepted.has(id)), Math.max(0, killed.at + CLAIM_LEASE_MS + 20_000 - Date.now()))
+  // The claims run out CLAIM_LEASE_MS after the kill; the minute after that is for a busy machine.
+  const drained = await until(() => [...eventIds].every((id) => accepted.has(id)), Math.max(0, killed.at + CLAIM_LEASE_MS + 60_000 - Date.now()))
   const undelivered = [...eventIds].filter((id) => !accepted.has(id))
   const drainedAt = Date.now()
 

@@ -22,8 +22,8 @@ const CYCLES = ['fast', 'immediate', 'fast', 'immediate'] as const
 const WORKERS = 4
 /** How long the server stays down in each cycle. */
 const DOWN_MS = 700
-/** Generous: "answers again by itself" after a start, on a busy machine. */
-const BACK_WITHIN_MS = 20_000
+/** "Answers again by itself" after a start: a bound on a hang, for a busy machine. */
+const BACK_WITHIN_MS = 60_000
 
 test('a PostgreSQL restarted under write load, fast and immediate, four times: serve stays up, answers 503 while it is down and 200 again by itself', async (t) => {
   const cluster = await startPostgresCluster({ maxConnections: 40 })

@@ -95,7 +95,7 @@ test('the doc\'s verifyReplenishSignature accepts real deliveries, and after a r
   const receiver = await startReceiver(t)
   const endpoint = await admin(server, 'POST', '/webhook_endpoints', { webhook_endpoint: { url: receiver.url, events: ['*'] } })
   const secret: string = endpoint.secret
-  const dispatcher = startDispatcher(t, server)
+  const dispatcher = startDispatcher(server)
   const user = await seedUser(server.store)
   const sub = await createSubscription(server, user.key)
 
@@ -124,7 +124,7 @@ test('the doc\'s verifyReplenishSignature accepts real deliveries, and after a r
   // are after the rotation (a running one learns them within a second).
   await dispatcher.stop(100)
   const rotated: string = (await admin(server, 'POST', `/webhook_endpoints/${endpoint.id}/rotate_secret`)).secret
-  startDispatcher(t, server)
+  startDispatcher(server)
   assert.equal((await server.request('POST', `/api/v1/subscriptions/${sub.id}/skip`, { key: user.key })).status, 200)
   const skipped = await deliveryOf(receiver, 'subscription.skipped')
   const both = signatureOf(skipped)
@@ -141,7 +141,7 @@ test('the doc\'s verifiedEvent (standardwebhooks) returns the event of a real de
   const server = await startTestServer(t)
   const receiver = await startReceiver(t)
   const endpoint = await admin(server, 'POST', '/webhook_endpoints', { webhook_endpoint: { url: receiver.url, events: ['*'] } })
-  startDispatcher(t, server)
+  startDispatcher(server)
   const user = await seedUser(server.store)
   await createSubscription(server, user.key)
   const created = await deliveryOf(receiver, 'subscription.created')

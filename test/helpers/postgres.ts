@@ -120,7 +120,7 @@ export async function startPostgresCluster(options: ClusterOptions = {}): Promis
       let log = ''
       exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)))
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`postgres did not start within 20 s:\n${log}`)), 20_000)
+        const timer = setTimeout(() => reject(new Error(`postgres did not start within 60 s:\n${log}`)), 60_000)
         started.stderr.on('data', (chunk: Buffer) => {
           log += chunk.toString()
           if (log.includes('database system is ready to accept connections')) {

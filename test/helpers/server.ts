@@ -34,13 +34,12 @@ export interface TestServer {
    */
   settled(): Promise<void>
   /**
-   * Runs `cleanup` when the server closes, before it does, the last deferred first. `t.after`
-   * hooks run in the order they were registered, so one registered after the server's own would
-   * run after the store is closed and its schema dropped: a dispatcher or a second store left
-   * running then (a failed assertion skips the test's own stop) held a PostgreSQL file for 84
-   * minutes in CI.
+   * Runs `fn` when the server closes, before its store is closed and removed (the last added runs
+   * first). A webhook dispatcher or a second store on the same database stops there: the test's
+   * t.after hooks run in the order they were added, so one added after the server's would run
+   * after its PostgreSQL schema was dropped, and the drop could deadlock with its queries.
    */
-  defer(cleanup: () => unknown): void
+  beforeClose(fn: () => unknown): void
   close(): Promise<void>
 }
 
@@ -115,19 +114,21 @@ export async function startTestServer(
     '127.0.0.1',
     0,
   )
-  const deferred: (() => unknown)[] = []
   let closed = false
+  const first: (() => unknown)[] = []
   const close = async (): Promise<void> => {
     if (closed) return
     closed = true
-    for (const cleanup of deferred.reverse()) await cleanup()
-    await server.close(1000)
-    await opened.close()
+    try {
+      for (const fn of first.reverse()) await fn()
+    } finally {
+      await server.close(1000)
+      await opened.close()
+    }
   }
   t?.after(close)
   return {
     url: server.url,
-    defer: (cleanup) => void deferred.push(cleanup),
     app,
     store,
     config,
@@ -135,6 +136,7 @@ export async function startTestServer(
     errors,
     close,
     settled,
+    beforeClose: (fn) => void first.push(fn),
     request: (method, path, options = {}) => request(server.url, method, path, options),
   }
 }

@@ -67,19 +67,19 @@ export async function startReceiver(
   }
 }
 
-/** serve's dispatcher on a test server's store, told of endpoint changes as serve's is; stopped after the test. */
-export function startDispatcher(t: TestContext | undefined, server: TestServer, options: Partial<DispatcherOptions> = {}): Dispatcher {
+/** serve's dispatcher on a test server's store, told of endpoint changes as serve's is; stopped when the server closes, before its store. */
+export function startDispatcher(server: TestServer, options: Partial<DispatcherOptions> = {}): Dispatcher {
   const dispatcher = webhookDispatcher({ store: server.store, retryBaseSeconds: 1, log: (e) => server.errors.push(e), pollMs: 20, ...options })
   server.app.endpointsChanged.add(() => dispatcher.refresh())
   dispatcher.start()
-  if (t) server.defer(() => dispatcher.stop(100))
+  server.beforeClose(() => dispatcher.stop(100))
   return dispatcher
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Reads until `done` holds of what was read, and answers it; fails after `ms`. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
+/** Reads until `done` holds of what was read, and answers it; fails after `ms` (a minute unless told: a hang, not a slow machine). */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms
   for (;;) {
     const value = await read()

@@ -16,6 +16,7 @@ import type { AccessLogEntry, Route } from '../../src/http/types.ts'
 import { FAVICON_ICO } from '../../src/web/favicon.ts'
 import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer } from '../helpers/server.ts'
 import { rawGet } from '../helpers/raw-http.ts'
+import { until } from '../helpers/wait.ts'
 
 test('negotiateCoding: q-values decide, br only when weighed above gzip, q=0 refuses, identity or nothing is none', () => {
   const cases: [string | undefined, string | undefined][] = [
@@ -174,9 +175,8 @@ test('a streamed answer waits for its client (memory stays bounded), and stops r
   })
   req.on('error', () => {})
   await gone
-  for (let i = 0; i < 100 && !ended; i++) await new Promise((r) => setTimeout(r, 20))
-  assert.equal(ended, true, 'the stream was ended when its client left')
-  for (let i = 0; i < 100 && s.log.length === 0; i++) await new Promise((r) => setTimeout(r, 20))
+  await until('the stream to be ended when its client left', () => ended)
+  await until('the request to be logged', () => s.log.length > 0)
   assert.deepEqual(s.log.map((e) => e.status), [499])
   assert.deepEqual(s.errors, [])
 })
@@ -199,7 +199,7 @@ test('a stream that fails halfway: the connection is cut (no complete-looking fi
     }).on('error', (err) => resolve(`aborted: ${(err as NodeJS.ErrnoException).code}`))
   })
   assert.match(outcome, /^aborted/)
-  for (let i = 0; i < 100 && s.log.length === 0; i++) await new Promise((r) => setTimeout(r, 20))
+  await until('the request to be logged', () => s.log.length > 0)
   assert.equal(s.log[0]?.status, 500)
   assert.equal(s.errors.length, 1)
   assert.equal(s.errors[0]?.['message'], 'the database went away')

@@ -10,13 +10,17 @@ import assert from 'node:assert/strict'
 import { startServe } from '../cli/harness.ts'
 import { startPostgresCluster } from '../helpers/postgres.ts'
 import { request } from '../helpers/server.ts'
+import { until } from '../helpers/wait.ts'
 
 const TOKEN = 'frozen-admin-token-0123456789'
 const STATEMENT_TIMEOUT_MS = 500
 /** The freeze lasts until every request has answered, or this long: far beyond the bound. */
-const FROZEN_AT_MOST_MS = 15_000
-/** Generous on a busy machine, yet a third of the freeze: the client bound is about 1 s here. */
-const ANSWERED_WITHIN_MS = 5_000
+const FROZEN_AT_MOST_MS = 30_000
+/**
+ * Generous on a busy machine, yet a third of the freeze: the client bound is about 1 s here. (The
+ * freeze ends as soon as every request has answered, so its length costs nothing when they do.)
+ */
+const ANSWERED_WITHIN_MS = 10_000
 
 test('a frozen PostgreSQL: reads and writes answer 503 soon after the statement time-out, not when it thaws; 200 again after', async (t) => {
   const cluster = await startPostgresCluster()
@@ -59,12 +63,7 @@ test('a frozen PostgreSQL: reads and writes answer 503 soon after the statement 
   assert.equal(readiness.status, 503)
 
   // Thawed: the same server answers again by itself (the frozen connections were dropped).
-  let again = await timed('POST', '/api/v1/subscriptions', { subscription: { interval_length: 1 } })
-  for (let i = 0; i < 50 && again.status !== 200; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    again = await timed('POST', '/api/v1/subscriptions', { subscription: { interval_length: 1 } })
-  }
-  assert.equal(again.status, 200)
+  await until('a write answered 200 after the thaw', async () => (await timed('POST', '/api/v1/subscriptions', { subscription: { interval_length: 1 } })).status === 200)
   const listed = await request(serve.url, 'GET', '/api/v1/subscriptions', { key })
   assert.equal(listed.status, 200)
   const outageLines = serve.stderr.filter((l) => l.includes('answered 503 until it is back'))

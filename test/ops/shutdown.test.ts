@@ -8,10 +8,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { listen } from '../../src/http/server.ts'
 import type { Route } from '../../src/http/types.ts'
 import { runCli, spawnCli, tempDir } from '../cli/harness.ts'
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5))
-}
+import { until } from '../helpers/wait.ts'
 
 interface Answer {
   status: number
@@ -47,7 +44,7 @@ test('SIGTERM: a slow request in flight finishes, new connections are refused, t
   req.write(body.slice(0, 10))
 
   child.kill('SIGTERM')
-  await until(() => child.stderr().includes('SIGTERM received'))
+  await until('serve to say it received SIGTERM', () => child.stderr().includes('SIGTERM received'))
   await assert.rejects(fetch(`${url}/healthz`), (e: Error) => (e.cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNREFUSED')
 
   req.end(body.slice(10))
@@ -106,7 +103,7 @@ test('while draining, an answer on a kept-alive connection carries Connection: c
   t.after(() => agent.destroy())
   const req = http.get(`${server.url}/slow`, { agent })
   const answered = once(req, 'response').then(([res]) => collect(res as http.IncomingMessage))
-  await until(() => started)
+  await until('the handler to start', () => started)
   const closing = server.close(5000)
   release()
   const res = await answered
@@ -123,7 +120,7 @@ test('a request still running when the grace period ends is cut off, and close r
     return new Promise(() => {})
   }]])
   const pending = fetch(`${server.url}/hang`).then(() => 'answered', (e: Error) => (e.cause as NodeJS.ErrnoException | undefined)?.code ?? e.message)
-  await until(() => started)
+  await until('the handler to start', () => started)
   await server.close(100)
   assert.equal(await pending, 'UND_ERR_SOCKET')
 })

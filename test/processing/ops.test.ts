@@ -7,6 +7,7 @@ import { processingMonitor } from '../../src/processing/monitor.ts'
 import { runProcessor } from '../../src/processing/processor.ts'
 import { openTestStore } from '../helpers/store.ts'
 import { countRows } from '../helpers/rows.ts'
+import { until } from '../helpers/wait.ts'
 import { seedDueSubscriptions } from './helpers.ts'
 
 /** What an operator sees: /metrics gauges, /readyz for a stalled processor, and the schedule inside `serve`. */
@@ -95,7 +96,7 @@ test('`serve` catches up at start on its schedule, logs the run, shows it on /me
     void exited.then(() => reject(new Error(`serve exited: ${stderr}`)))
   })
   // The run at start is asynchronous: wait until it has logged.
-  for (let i = 0; i < 500 && !stderr.includes('"msg":"processor run"'); i++) await new Promise((r) => setTimeout(r, 20))
+  await until('the run at start to log', () => stderr.includes('"msg":"processor run"'))
   const log = JSON.parse(stderr.split('\n').find((l) => l.includes('"msg":"processor run"')) ?? '{}')
   assert.deepEqual({ ...log, time: undefined, ms: undefined }, {
     time: undefined, level: 'info', msg: 'processor run', as_of: '2026-01-20', processed: 4, installments: 4, ended: 0, canceled: 0,

@@ -6,6 +6,7 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { until } from '../helpers/wait.ts'
 import { createSubscription, seedSubscribable, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
 import { admin, eventTypes, processAsOf } from './helpers.ts'
 import { upcomingDate } from '../../src/domain/upcoming.ts'
@@ -118,7 +119,7 @@ test('serve\'s schedule writes them too, and logs how many', async (t) => {
   const log: any[] = []
   const schedule = processingSchedule({ store: server.store, clock: serviceClock('UTC', TODAY), processEvery: 10, upcomingDays: 3, log: (e) => log.push(e) })
   schedule.start()
-  for (let i = 0; i < 200 && log.length === 0; i++) await new Promise((r) => setTimeout(r, 25))
+  await until('the run to log', () => log.length > 0)
   await schedule.stop()
   assert.equal(log[0]?.upcoming, 1)
   assert.deepEqual(await toldOf(server, sub.id), [addDays(TODAY, 2)])

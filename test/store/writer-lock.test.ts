@@ -4,6 +4,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { fdatasync } from 'node:fs'
 import { scratchStore } from '../helpers/scratch-store.ts'
 import { LOCKED_ELSEWHERE, describeWriteFailure } from '../../src/store/sqlite/write-failure.ts'
+import { LOCK_WAIT_NOT_READY_MS } from '../../src/store/sqlite/store.ts'
 
 /**
  * The writer beside another process that holds SQLite's write lock (issue 15, items 2 and 6):
@@ -36,12 +37,16 @@ test('units asked for while another connection holds the write lock wait with th
     ran.push(-n) // the unit's end: nothing else ran between its start and here
     return n
   })
+  const asked = performance.now()
   const waiting = range(1, 5).map(unit)
   assert.deepEqual(ran, [], 'none can run while the lock is held elsewhere')
   // Timers and I/O go on meanwhile: the event loop is not held.
   await sleep(30)
   assert.deepEqual(ran, [])
-  assert.equal(await h.store.problem(), undefined, 'a short wait is not a problem')
+  const problem = await h.store.problem()
+  // A wait shorter than LOCK_WAIT_NOT_READY_MS is no problem (on a machine so busy that the 30 ms
+  // took longer than that, the wait was no longer short).
+  if (performance.now() - asked < LOCK_WAIT_NOT_READY_MS) assert.equal(problem, undefined, 'a short wait is not a problem')
   other.exec('COMMIT')
   // Asked for after the release but before the waiting ones had their turn: it runs after them.
   const late = unit(6)

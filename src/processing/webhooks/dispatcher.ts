@@ -185,6 +185,9 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
         return this.sleep(pollMs * 10)
       } finally {
         this.fetching = false
+        // The returns above went to sleep() while this was still fetching: a stop waiting for
+        // the worker to be idle was not told, and waited for ever.
+        this.settleIfIdle()
       }
       // Nothing more is due (beyond what is in flight): look again after a pause, not in a loop.
       if (found === 0) return this.sleep(pollMs)

@@ -5,6 +5,7 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { until } from '../../helpers/wait.ts'
 import { loadConfig } from '../../../src/config.ts'
 import { mailForServe } from '../../../src/processing/mail/in-serve.ts'
 import { withMailOutbox } from '../../../src/processing/mail/outbox.ts'
@@ -32,8 +33,8 @@ test('two instances\' senders on one database send each of 300 mails once', asyn
   for (const s of senders) s?.start()
   try {
     await sink.waitFor(300, 60_000)
-    // A little longer: a mail sent twice would arrive now.
-    for (let i = 0; i < 40 && (await first.store.emails.stats()).pending > 0; i++) await new Promise((r) => setTimeout(r, 25))
+    // Until every result is recorded: a mail sent twice would arrive meanwhile.
+    await until('every mail recorded as sent', async () => (await first.store.emails.stats()).pending === 0)
   } finally {
     await Promise.all(senders.map((s) => s?.stop()))
   }

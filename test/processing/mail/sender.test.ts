@@ -4,6 +4,7 @@
  */
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
+import { until } from '../../helpers/wait.ts'
 import { ADMIN_TOKEN, seedSubscribable, startTestServer, type TestServer } from '../../helpers/server.ts'
 import { startSmtpSink, TEST_CA_FILE, type SinkOptions, type SmtpSink } from '../../helpers/smtp.ts'
 import { testSql } from '../../helpers/rows.ts'
@@ -75,12 +76,12 @@ async function setup(t: TestContext, sinkOptions: SinkOptions = {}, env: Record<
       return { user, subscription }
     },
     async settled() {
-      for (let i = 0; i < 400; i++) {
-        const { emails } = await admin('GET', '/emails?limit=100')
-        if (emails.length > 0 && emails.every((e: any) => e.state !== 'pending')) return emails
-        await new Promise((r) => setTimeout(r, 25))
-      }
-      throw new Error(`mails still pending: ${JSON.stringify((await admin('GET', '/emails')).emails)}`)
+      let emails: any[] = []
+      await until('no mail pending', async () => {
+        emails = (await admin('GET', '/emails?limit=100')).emails
+        return emails.length > 0 && emails.every((e: any) => e.state !== 'pending')
+      })
+      return emails
     },
   }
 }
@@ -140,10 +141,7 @@ test('a 4xx is retried on C10\'s schedule from REPLENISH_MAIL_RETRY_BASE_SECONDS
   s.send()
   // The first attempt's result: pending, due again one base delay (a draw of 0.5 gives the nominal delay) after it.
   let retrying: any
-  for (let i = 0; i < 400 && !retrying; i++) {
-    retrying = (await s.admin('GET', '/emails')).emails.find((e: any) => e.attempts.length === 1)
-    if (!retrying) await new Promise((r) => setTimeout(r, 10))
-  }
+  await until('the first attempt recorded', async () => (retrying = (await s.admin('GET', '/emails')).emails.find((e: any) => e.attempts.length === 1)) !== undefined)
   assert.equal(retrying.state, 'pending')
   assert.deepEqual(retrying.attempts[0], { smtp_reply: '451 4.3.0 Try again later', error: retrying.attempts[0].error, created_at: retrying.attempts[0].created_at })
   assert.match(retrying.attempts[0].error, /451|Try again/)
@@ -293,10 +291,7 @@ test('the SMTP password is in no attempt, log line or answer', async (t) => {
   await processAsOf(s.server, TODAY)
   s.send()
   let attempt: any
-  for (let i = 0; i < 400 && !attempt; i++) {
-    attempt = (await s.admin('GET', '/emails')).emails[0]?.attempts[0]
-    if (!attempt) await new Promise((r) => setTimeout(r, 10))
-  }
+  await until('the attempt recorded', async () => (attempt = (await s.admin('GET', '/emails')).emails[0]?.attempts[0]) !== undefined)
   assert.match(attempt.smtp_reply, /^535/)
   const metrics = await s.server.request('GET', '/metrics', { key: ADMIN_TOKEN })
   const everything = JSON.stringify([await s.admin('GET', '/emails'), s.logs, s.server.errors, s.server.log, metrics.text, await testSql(s.server.store).all('SELECT * FROM emails')])

@@ -49,7 +49,7 @@ test('a delivery posts the event as the feed shows it, with Replenish-Event-Id a
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
   const endpoint = await register(server, rx.url)
-  startDispatcher(t, server)
+  startDispatcher(server)
   const before = Math.floor(Date.now() / 1000)
   await makeEvents(server, 1)
   const [got] = await rx.waitFor(1) as [Received]
@@ -71,7 +71,7 @@ test('500, 500, 200 → three attempts, the second retry six times later than th
   })
   const endpoint = await register(server, rx.url)
   // The draw fixed at the middle of the jitter range: the delays are their nominal 1 s and 6 s.
-  startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0.5 })
+  startDispatcher(server, { retryBaseSeconds: 1, random: () => 0.5 })
   await makeEvents(server, 1)
   const got = await rx.waitFor(3)
   // Never early; how late a retry goes out after it is due depends on how busy the machine is, so
@@ -101,7 +101,7 @@ test('a hanging receiver does not delay another endpoint', async (t) => {
   // 8 sockets for two endpoints: a share of 4 each. The hanging one's requests never time out
   // during the test: were the healthy endpoint's deliveries to wait for them, they would never
   // arrive (rather than arriving late, which a busy machine also does).
-  startDispatcher(t, server, { concurrency: 4, sockets: 8, timeoutMs: 600_000 })
+  startDispatcher(server, { concurrency: 4, sockets: 8, timeoutMs: 600_000 })
   await makeEvents(server, 30)
   await healthy.waitFor(30)
   // The hanging one holds exactly its share of the sockets, no more.
@@ -120,7 +120,7 @@ test('issue 25: a request left unanswered does not hold back the endpoint\'s oth
   })
   const endpoint = await register(server, rx.url)
   // One place, and a time-out far beyond the test: before issue 25 nothing else went until it ran out.
-  startDispatcher(t, server, { concurrency: 1, timeoutMs: 120_000, retryBaseSeconds: 1 })
+  startDispatcher(server, { concurrency: 1, timeoutMs: 120_000, retryBaseSeconds: 1 })
   await makeEvents(server, 5)
   const got = await rx.waitFor(6, 60_000)
   const ids = got.map((r) => Number(r.headers['replenish-event-id']))
@@ -142,7 +142,7 @@ test('after DELETE nothing more is sent to the endpoint, pending retries include
     res.end()
   })
   const endpoint = await register(server, rx.url)
-  startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0, pacer: { delay: () => (held ? 20 : 0), busy: false, stop() {} } }) // first retry 0.8 s later
+  startDispatcher(server, { retryBaseSeconds: 1, random: () => 0, pacer: { delay: () => (held ? 20 : 0), busy: false, stop() {} } }) // first retry 0.8 s later
   await makeEvents(server, 2)
   await rx.waitFor(2)
   await deliveriesWhen(server, endpoint.id, 'both failures recorded', (l) => l.length === 2 && l.every((d) => d.attempts.length === 1))
@@ -169,7 +169,7 @@ test('after rotate_secret deliveries carry two v1= entries, the new secret first
   // a running one.
   const rotated = await server.request('POST', `${A}/webhook_endpoints/${endpoint.id}/rotate_secret`, { key: ADMIN_TOKEN })
   assert.equal(rotated.status, 200)
-  const dispatcher = startDispatcher(t, server)
+  const dispatcher = startDispatcher(server)
   await makeEvents(server, 1)
   const [got] = await rx.waitFor(1) as [Received]
   const sig = signaturesOf(got.headers['replenish-signature'] as string)
@@ -201,7 +201,7 @@ test('a redirect is not followed: it is a failed attempt naming the Location', a
     res.end()
   })
   const endpoint = await register(server, rx.url)
-  startDispatcher(t, server, { retryBaseSeconds: 60 })
+  startDispatcher(server, { retryBaseSeconds: 60 })
   await makeEvents(server, 1)
   await rx.waitFor(1)
   const [delivery] = await deliveriesWhen(server, endpoint.id, 'the attempt recorded', (l) => l[0]?.attempts.length === 1)
@@ -221,7 +221,7 @@ test('at most 1 KiB of an answer is kept; no answer within the time-out is a fai
   const silent = await startReceiver(t, () => {})
   const bigEndpoint = await register(server, big.url)
   const silentEndpoint = await register(server, silent.url)
-  startDispatcher(t, server, { retryBaseSeconds: 60, timeoutMs: 300 })
+  startDispatcher(server, { retryBaseSeconds: 60, timeoutMs: 300 })
   await makeEvents(server, 1)
   const recorded = (l: any[]): boolean => l[0]?.attempts.length === 1
   const [kept] = await deliveriesWhen(server, bigEndpoint.id, 'the 500 recorded', recorded)
@@ -239,7 +239,7 @@ test('a delivery not accepted within the retry window is failed, and counted so'
   })
   const endpoint = await register(server, rx.url)
   // A 2 s window: the first retry (1 s) falls inside it, the second (6 s later) would not.
-  startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0.5, retryWindowMs: 2_000 })
+  startDispatcher(server, { retryBaseSeconds: 1, random: () => 0.5, retryWindowMs: 2_000 })
   await makeEvents(server, 1)
   await rx.waitFor(2)
   const [delivery] = await deliveriesWhen(server, endpoint.id, 'the delivery failed', (l) => l[0]?.state === 'failed')
@@ -257,56 +257,61 @@ test('pending deliveries survive a stop: a new dispatcher on the same store send
     res.end()
   })
   const endpoint = await register(server, rx.url)
-  const first = startDispatcher(t, server, { retryBaseSeconds: 1, random: () => 0 })
+  const first = startDispatcher(server, { retryBaseSeconds: 1, random: () => 0 })
   await makeEvents(server, 5)
   await rx.waitFor(5)
   await first.stop()
   up = true
-  startDispatcher(t, server, { retryBaseSeconds: 1 })
+  startDispatcher(server, { retryBaseSeconds: 1 })
   await deliveriesWhen(server, endpoint.id, 'every delivery delivered', (l) => l.length === 5 && l.every((d) => d.state === 'delivered'))
   const events = (await server.request('GET', `${A}/events`, { key: ADMIN_TOKEN })).body.events.map((e: any) => String(e.id))
   const delivered = new Set(rx.received.filter((_r, i) => i >= 5).map((r) => r.headers['replenish-event-id']))
   assert.deepEqual([...delivered].sort(), events.sort())
 })
 
-test('a stop while the worker reads what is due ends once that read returns (it does not wait for ever)', async (t) => {
-  const server = await startTestServer(t)
-  const rx = await startReceiver(t)
-  await register(server, rx.url)
-  await makeEvents(server, 3)
-  // The worker's first look for due deliveries is held until the stop has begun.
-  let release = (): void => {}
-  const gate = new Promise<void>((resolve) => (release = resolve))
-  let reading = (): void => {}
-  const read = new Promise<void>((resolve) => (reading = resolve))
-  const store = Object.create(server.store) as typeof server.store
-  const deliveries = Object.create(server.store.deliveries) as typeof server.store.deliveries
-  // The store's repositories are frozen: the wrapper shadows them rather than assigning.
-  Object.defineProperty(deliveries, 'nextDueMs', {
-    value: async (id: number) => {
-      reading()
-      await gate
-      return server.store.deliveries.nextDueMs(id)
-    },
+// The read answers that something is due (the worker goes on to fetch it), or that nothing is
+// (it goes to sleep): either way it must tell the stop it is idle. Each once waited for ever.
+for (const [due, events] of [['something', 3], ['nothing', 0]] as const) {
+  test(`a stop while the worker reads what is due ends once that read returns (it does not wait for ever): ${due} due`, async (t) => {
+    const server = await startTestServer(t)
+    const rx = await startReceiver(t)
+    await register(server, rx.url)
+    await makeEvents(server, events)
+    // The worker's first look for due deliveries is held until the stop has begun.
+    let release = (): void => {}
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let reading = (): void => {}
+    const read = new Promise<void>((resolve) => (reading = resolve))
+    const store = Object.create(server.store) as typeof server.store
+    const deliveries = Object.create(server.store.deliveries) as typeof server.store.deliveries
+    // The store's repositories are frozen: the wrapper shadows them rather than assigning.
+    Object.defineProperty(deliveries, 'nextDueMs', {
+      value: async (id: number) => {
+        reading()
+        await gate
+        return server.store.deliveries.nextDueMs(id)
+      },
+    })
+    Object.defineProperty(store, 'deliveries', { value: deliveries })
+    const dispatcher = webhookDispatcher({ store, retryBaseSeconds: 1, log: (e) => server.errors.push(e), pollMs: 20 })
+    dispatcher.start()
+    await read
+    let stopped = false
+    const stopping = dispatcher.stop(50).then(() => (stopped = true))
+    await sleep(100)
+    release()
+    await until('the stop to end', () => stopped)
+    await stopping
+    assert.equal(rx.received.length, 0, 'nothing was posted after the stop')
   })
-  Object.defineProperty(store, 'deliveries', { value: deliveries })
-  const dispatcher = webhookDispatcher({ store, retryBaseSeconds: 1, log: (e) => server.errors.push(e), pollMs: 20 })
-  dispatcher.start()
-  await read
-  const stopping = dispatcher.stop(50)
-  await sleep(100)
-  release()
-  const ended = await Promise.race([stopping.then(() => 'stopped'), sleep(10_000).then(() => 'still stopping after 10 s')])
-  assert.equal(ended, 'stopped')
-  assert.equal(rx.received.length, 0, 'nothing was posted after the stop')
-})
+}
 
 test('while the pacer holds deliveries back nothing is posted; once it lets go, everything is', async (t) => {
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
   await register(server, rx.url)
   let held = true
-  startDispatcher(t, server, { pacer: { delay: () => (held ? 20 : 0), busy: false, stop() {} } })
+  startDispatcher(server, { pacer: { delay: () => (held ? 20 : 0), busy: false, stop() {} } })
   await makeEvents(server, 5)
   await sleep(300)
   assert.equal(rx.received.length, 0)

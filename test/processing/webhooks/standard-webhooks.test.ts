@@ -42,7 +42,7 @@ test('a delivery verifies with the standardwebhooks library and the endpoint\'s 
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
   const endpoint = await register(server, rx.url)
-  startDispatcher(t, server)
+  startDispatcher(server)
   const user = await seedUser(server.store)
   await createSubscription(server, user.key)
   const [got] = await rx.waitFor(1) as [Received]
@@ -64,7 +64,7 @@ test('after rotate_secret webhook-signature has two v1 entries, the new secret\'
   const rx = await startReceiver(t)
   const endpoint = await register(server, rx.url)
   const rotated = (await server.request('POST', `${A}/webhook_endpoints/${endpoint.id}/rotate_secret`, { key: ADMIN_TOKEN })).body.secret as string
-  startDispatcher(t, server)
+  startDispatcher(server)
   const user = await seedUser(server.store)
   await createSubscription(server, user.key)
   const [got] = await rx.waitFor(1) as [Received]
@@ -92,7 +92,7 @@ test('a secret made before the base64 format signs with its decoded bytes: the l
   const legacy = `whsec_${bytes.toString('base64url')}`
   assert.match(legacy, /[-_]/)
   await testSql(server.store).run('UPDATE webhook_endpoints SET secret = ? WHERE id = ?', legacy, endpoint.id)
-  startDispatcher(t, server)
+  startDispatcher(server)
   const user = await seedUser(server.store)
   await createSubscription(server, user.key)
   const [got] = await rx.waitFor(1) as [Received]
