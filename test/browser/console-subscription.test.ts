@@ -107,6 +107,16 @@ for (const viewport of [WIDE, PHONE]) {
     await remove.getByRole('button', { name: 'Remove' }).click()
     await notice(page).filter({ hasText: 'Paper filters removed.' }).waitFor()
     assert.equal((await admin(h.server, 'GET', `/subscriptions/${id}`)).line_items.length, 2)
+    // A one-time add-on (C17): for the next delivery only, marked so in the list.
+    await page.getByRole('button', { name: 'Add item' }).click()
+    const once = page.getByRole('dialog', { name: 'Add item' })
+    await once.getByLabel('Item').selectOption(String(shop.filters.id))
+    await once.getByLabel('Next delivery only (one time)').check()
+    await once.getByRole('status').filter({ hasText: 'Paper filters × 1 (one time)' }).waitFor()
+    await once.getByRole('button', { name: 'Add item' }).click()
+    await notice(page).filter({ hasText: 'Item added.' }).waitFor()
+    await row('Paper filters').filter({ hasText: 'one time' }).waitFor()
+    assert.deepEqual((await admin(h.server, 'GET', `/subscriptions/${id}`)).line_items.map((li: any) => li.one_time), [false, false, true])
 
     // A refusal is the API's, with its field named as people name it, and the field marked.
     await row('Coffee beans 1 kg × 3').or(row('Coffee beans 1 kg')).first().getByRole('button', { name: 'Edit' }).click()

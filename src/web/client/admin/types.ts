@@ -3,7 +3,7 @@ export interface LineItem {
   id: number; subscription_id: number; subscribable_id: number; quantity: number
   /** C16: the catalog's unit price in the subscription's currency (null: none), the item's discount, the line's total. */
   price?: string | null; discount_percent?: string; total?: string | null
-  /** C17: rides on the next delivery only (present once the API has one-time items). */
+  /** C17: rides on the next delivery only. */
   one_time?: boolean
 }
 

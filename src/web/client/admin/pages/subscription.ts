@@ -144,18 +144,17 @@ const itemOptions = (a: Around, selected?: number): [string, string][] =>
 const lineItems = (attrs: Record<string, unknown>[]) => ({ subscription: { line_items_attributes: attrs } })
 
 function addItemDialog(a: Around): Promise<void> {
-  const oneTime = a.sub.line_items.some((li) => li.one_time !== undefined)
   return changeDialog(a, {
     title: t('admin.sub.addItem'), submit: t('admin.sub.addItem'),
     fields: [
       field(t('admin.sub.item'), select('line_items.subscribable', itemOptions(a))),
       field(t('admin.sub.quantity'), h('input', { type: 'number', name: 'line_items.quantity', min: '1', step: '1', value: '1' })),
-      // C17's one-time add-ons: offered once the API shows the flag on line items.
-      oneTime ? checkbox('one_time', t('admin.sub.oneTimeAdd'), false) : null,
-    ].filter((x): x is HTMLElement => x !== null),
+      // C17: a one-time add-on rides on the next delivery only.
+      checkbox('line_items.one_time', t('admin.sub.oneTimeAdd'), false),
+    ],
     send: (api, form) => api.patch<Subscription>(`/subscriptions/${a.sub.id}`, lineItems([{
       subscribable_id: valueOf(form, 'line_items.subscribable'), quantity: valueOf(form, 'line_items.quantity'),
-      ...(oneTime ? { one_time: (form.elements.namedItem('one_time') as HTMLInputElement).checked } : {}),
+      one_time: (form.elements.namedItem('line_items.one_time') as HTMLInputElement).checked,
     }])),
     done: () => t('admin.sub.itemAdded'),
   })
