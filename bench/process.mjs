@@ -92,7 +92,7 @@ function seed(file, n, priced) {
     INSERT INTO subscribables (id, sku, name, subscribable, created_at, updated_at) VALUES
       (1, 'COFFEE-1KG', 'Coffee beans, 1 kg', 1, '${now}', '${now}'),
       (2, 'TEA-250G', 'Green tea, 250 g', 1, '${now}', '${now}');
-    ${priced ? "UPDATE subscribables SET discount_bp = 1000 WHERE id = 1; INSERT INTO subscribable_prices (subscribable_id, currency, amount) VALUES (1, 'USD', 2400), (1, 'EUR', 2200), (2, 'USD', 850);" : ''}
+    ${priced ? "UPDATE subscribables SET discount_bp = 1000, discount_percent = '10' WHERE id = 1; INSERT INTO subscribable_prices (subscribable_id, currency, amount, amount_text, minor_unit) VALUES (1, 'USD', 2400, '24.00', 100), (1, 'EUR', 2200, '22.00', 100), (2, 'USD', 850, '8.50', 100);" : ''}
     WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${n})
     INSERT INTO subscriptions (id, user_id, state, paused, interval_length, interval_units, actionable_date, anchor_day,
         currency, created_on, created_at, updated_at)

@@ -118,11 +118,13 @@ function seed(file, n) {
     WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 1000)
     INSERT INTO users (id, email, created_at, updated_at) SELECT i, 'bench' || i || '@example.com', '${stamp}', '${stamp}' FROM k;
     WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 20)
-    INSERT INTO subscribables (id, sku, name, subscribable, discount_bp, created_at, updated_at)
-      SELECT i, 'ITEM-' || i, 'Item ' || i, 1, CASE WHEN i % 4 = 0 THEN 1000 WHEN i % 7 = 0 THEN 1250 ELSE 0 END, '${stamp}', '${stamp}' FROM k;
+    INSERT INTO subscribables (id, sku, name, subscribable, discount_bp, discount_percent, created_at, updated_at)
+      SELECT i, 'ITEM-' || i, 'Item ' || i, 1, CASE WHEN i % 4 = 0 THEN 1000 WHEN i % 7 = 0 THEN 1250 ELSE 0 END,
+        CASE WHEN i % 4 = 0 THEN '10' WHEN i % 7 = 0 THEN '12.5' ELSE '0' END, '${stamp}', '${stamp}' FROM k;
     WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 20)
-    INSERT INTO subscribable_prices (subscribable_id, currency, amount)
-      SELECT i, 'USD', 199 + i * 137 FROM k WHERE i <> 20 UNION ALL SELECT i, 'EUR', 189 + i * 131 FROM k;
+    INSERT INTO subscribable_prices (subscribable_id, currency, amount, amount_text, minor_unit)
+      SELECT subscribable_id, currency, amount, printf('%d.%02d', amount / 100, amount % 100), 100
+      FROM (SELECT i AS subscribable_id, 'USD' AS currency, 199 + i * 137 AS amount FROM k WHERE i <> 20 UNION ALL SELECT i, 'EUR', 189 + i * 131 FROM k);
     WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${n})
     INSERT INTO subscriptions (id, user_id, state, paused, interval_length, interval_units, actionable_date, anchor_day,
         currency, created_on, created_at, updated_at)

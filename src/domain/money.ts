@@ -36,6 +36,11 @@ export function parseAmount(value: unknown, currency: string): bigint | undefine
   return minor > BigInt(MAX_AMOUNT) * pow10(digits) ? undefined : minor
 }
 
+/** The currency's minor unit as a power of ten: 1 for JPY, 100 for USD, 1000 for BHD. */
+export function minorUnitOf(currency: string): number {
+  return 10 ** minorDigits(currency)
+}
+
 /** Minor units as C16's string: exactly the currency's digits after the point (none for JPY). */
 export function formatAmount(minor: bigint | number, currency: string): string {
   const digits = minorDigits(currency)

@@ -97,7 +97,7 @@ export async function processBatch(tx: Tx, rows: readonly DueRow[], today: strin
     if (d.kind === 'wait') continue
     counts.processed++
     if (d.kind === 'install') {
-      plans.push({ subscription_id: row.id, due_date: d.dueDate, actionable_date: d.nextDate, state: d.state })
+      plans.push({ subscription_id: row.id, due_date: d.dueDate, actionable_date: d.nextDate, state: d.state, keeps_state: d.state === row.state && !row.paused, currency: row.currency })
       if (d.events.length > 0) followUps.push({ id: row.id, events: d.events, canceled: d.state === 'canceled', dueDate: d.dueDate })
       if (d.events.includes('subscription.resumed')) counts.resumed++
       if (d.state === 'canceled') counts.canceled++

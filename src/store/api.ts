@@ -17,7 +17,7 @@
  * - Repositories answer domain values (src/domain/types.ts) or JSON text that is already the
  *   C3 representation; rendering rules live in src/domain/representation.ts, once.
  */
-import type { EventRecord, LineItem, PaymentMethod, PaymentSource, PricedLineItem, State, Subscribable, SubscribableFields, Subscription, SubscriptionPatch, User } from '../domain/types.ts'
+import type { EventRecord, PaymentMethod, PaymentSource, PricedLineItem, State, Subscribable, SubscribableFields, Subscription, SubscriptionPatch, User } from '../domain/types.ts'
 import type { Attempt, Installment, InstallmentState } from '../domain/installment.ts'
 import type { DueFields } from '../domain/processing.ts'
 import type { IntervalUnit } from '../domain/dates.ts'
@@ -111,7 +111,7 @@ export interface InstallmentChange {
 }
 
 /** What the processor needs of a due subscription, and where it sits in the due index (its floor). */
-export type DueRow = DueFields & { readonly id: number; readonly has_items: boolean; readonly due_floor: string | null }
+export type DueRow = DueFields & { readonly id: number; readonly has_items: boolean; readonly due_floor: string | null; readonly currency: string }
 
 /** One installment to make, and the subscription's state and next date once it is made. */
 export interface BatchPlan {
@@ -119,6 +119,13 @@ export interface BatchPlan {
   readonly due_date: string
   readonly actionable_date: string | null
   readonly state: State
+  /**
+   * The subscription already has `state` and is not paused: the store may leave both columns
+   * alone (SQLite then touches no index keyed by them: migration 10's recurring index).
+   */
+  readonly keeps_state?: boolean
+  /** The subscription's currency, when the caller read it: the store counts the installments made by it (C16's report) without reading them back. */
+  readonly currency?: string
 }
 
 /** A registered webhook endpoint as the admin API shows it: never with its secrets. */

@@ -1,5 +1,5 @@
 import type { Subscribable, SubscriptionPatch } from '../domain/types.ts'
-import { formatAmount, formatPercent } from '../domain/money.ts'
+import { formatAmount, formatPercent, minorUnitOf } from '../domain/money.ts'
 import { priceJoin } from './money-sql.ts'
 
 /**
@@ -57,3 +57,11 @@ export function subscribableOf(r: SubscribableRow): Subscribable {
  */
 export const PRICED_LINE_ITEM_COLUMNS = `${LINE_ITEM_COLUMNS.map((c) => `li.${c}`).join(', ')}, s.currency AS currency, p.amount AS unit_price, c.discount_bp AS discount_bp`
 export const PRICED_LINE_ITEM_FROM = `line_items li JOIN subscriptions s ON s.id = li.subscription_id ${priceJoin('s.currency')}`
+
+/**
+ * A price row's values after its key (migration 10): the amount in minor units, as shown, and the
+ * currency's minor unit, which SQL reads instead of formatting them again for every line.
+ */
+export function priceColumns(currency: string, minor: bigint): [bigint, string, number] {
+  return [minor, formatAmount(minor, currency), minorUnitOf(currency)]
+}

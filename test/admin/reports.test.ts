@@ -202,3 +202,17 @@ test('monthly: every way a subscription stops or starts acting moves the counts 
 /** [new, canceled, active at end] of a month. */
 const pick = (m: { new_subscriptions: number; canceled_subscriptions: number; active_at_end: number }) => [m.new_subscriptions, m.canceled_subscriptions, m.active_at_end]
 const addDays = (date: string, n: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10)
+
+test('monthly: installments made count by the currency the plans carry, or by the rows when a caller gives none', async (t) => {
+  const server = await startTestServer(t)
+  const user = await seedUser(server.store)
+  const item = await seedSubscribable(server.store, { prices: { USD: '1.00', EUR: '1.00' } })
+  const M = new Date().toISOString().slice(0, 7)
+  const subs: number[] = []
+  for (const currency of ['USD', 'EUR', 'EUR']) subs.push((await createSubscription(server, user.key, { currency, line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })).id)
+  const plan = (id: number, due: string, currency?: string) => ({ subscription_id: id, due_date: due, actionable_date: '2099-01-01', state: 'active' as const, ...(currency ? { currency } : {}) })
+  await server.store.write((tx) => tx.installments.processMany([plan(subs[0]!, '2026-01-01', 'USD'), plan(subs[1]!, '2026-01-01', 'EUR')], new Date().toISOString()))
+  await server.store.write((tx) => tx.installments.processMany([plan(subs[2]!, '2026-01-01'), plan(subs[0]!, '2026-01-01')], new Date().toISOString())) // the second is a repeat: no installment
+  const made = async (currency: string) => (await get(server, `/monthly?from=${M}&to=${M}&currency=${currency}`)).body.months[0].installments_made
+  assert.deepEqual([await made('USD'), await made('EUR')], [1, 2])
+})

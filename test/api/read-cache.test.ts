@@ -254,9 +254,9 @@ test('a price or discount change shows at once in a cached body and in kept line
   assert.deepEqual([(await get()).line_items[1].price, (await get()).total], [null, null])
   assert.equal((await server.request('POST', `/api/v1/subscriptions/${sub.id}/resume`, { key: user.key })).body.total, null)
   // A statement no API runs (an import, a script on this connection) is seen too: the triggers catch every write.
-  sqliteOf(server.store).db.prepare('INSERT INTO subscribable_prices (subscribable_id, currency, amount) VALUES (?, ?, ?)').run(other, 'USD', 200)
+  sqliteOf(server.store).db.prepare('INSERT INTO subscribable_prices (subscribable_id, currency, amount, amount_text, minor_unit) VALUES (?, ?, ?, ?, ?)').run(other, 'USD', 200, '2.00', 100)
   assert.equal((await get()).total, '26.00')
-  sqliteOf(server.store).db.prepare('UPDATE subscribables SET discount_bp = 10000 WHERE id = ?').run(item)
+  sqliteOf(server.store).db.prepare("UPDATE subscribables SET discount_bp = 10000, discount_percent = '100' WHERE id = ?").run(item)
   assert.deepEqual((await get()).line_items[0].total, '0.00')
   assert.deepEqual(await get(), await domain())
 })

@@ -1,6 +1,7 @@
 import type { PaymentMethod, PaymentSource, Subscribable, SubscribableFields } from '../../domain/types.ts'
 import type { CatalogQuestion, CatalogTx } from '../api.ts'
-import { subscribableOf, type SubscribableRow } from '../columns.ts'
+import { priceColumns, subscribableOf, type SubscribableRow } from '../columns.ts'
+import { formatPercent } from '../../domain/money.ts'
 import { changed, unlessTaken } from './conflict.ts'
 import { nowIso } from './rows.ts'
 import { lockedInUnit, type Sql } from './sql.ts'
@@ -17,8 +18,9 @@ export const SUBSCRIBABLE_SELECT = `SELECT c.id, c.sku, c.name, c.subscribable, 
 const WRITE_PRICES = `WITH removed AS (
     DELETE FROM subscribable_prices WHERE subscribable_id = $1 AND currency = ANY($2::text[])
   )
-  INSERT INTO subscribable_prices (subscribable_id, currency, amount) SELECT $1, u.currency, u.amount FROM unnest($3::text[], $4::bigint[]) AS u(currency, amount)
-  ON CONFLICT (subscribable_id, currency) DO UPDATE SET amount = EXCLUDED.amount`
+  INSERT INTO subscribable_prices (subscribable_id, currency, amount, amount_text, minor_unit)
+    SELECT $1, u.currency, u.amount, u.amount_text, u.minor_unit FROM unnest($3::text[], $4::bigint[], $5::text[], $6::integer[]) AS u(currency, amount, amount_text, minor_unit)
+  ON CONFLICT (subscribable_id, currency) DO UPDATE SET amount = EXCLUDED.amount, amount_text = EXCLUDED.amount_text, minor_unit = EXCLUDED.minor_unit`
 
 /** C6: the method exists and is active; the source exists, is the user's and the method's. */
 const PAYMENT_IS_VALID = (method: string, source: string, user: string): string => `EXISTS (SELECT 1 FROM payment_sources s JOIN payment_methods m ON m.id = s.payment_method_id
@@ -42,8 +44,10 @@ export function catalogRepo(sql: Sql): CatalogTx {
   /** Writes the prices a create or change gives, then answers the item as it now stands. */
   const withPrices = async (id: number, prices: SubscribableFields['prices']): Promise<Subscribable> => {
     const removed = [...prices].flatMap(([currency, amount]) => (amount === null ? [currency] : []))
-    const set = [...prices].filter((e): e is [string, bigint] => e[1] !== null)
-    if (prices.size > 0) await sql.run(WRITE_PRICES, [id, removed, set.map((e) => e[0]), set.map((e) => e[1].toString())])
+    const set = [...prices].flatMap(([currency, amount]) => (amount === null ? [] : [[currency, ...priceColumns(currency, amount)] as const]))
+    if (prices.size > 0) {
+      await sql.run(WRITE_PRICES, [id, removed, set.map((e) => e[0]), set.map((e) => e[1].toString()), set.map((e) => e[2]), set.map((e) => e[3])])
+    }
     return changed(await subscribable('WHERE c.id = $1', [id]), `subscribable ${id}`)
   }
   return {
@@ -79,8 +83,8 @@ export function catalogRepo(sql: Sql): CatalogTx {
       (await sql.one<{ yes: boolean }>(`SELECT ${PAYMENT_IS_VALID('$1::bigint', '$2::bigint', '$3::bigint')} AS yes`, [methodId, sourceId, userId]))?.yes === true,
     async createSubscribable(f) {
       const now = nowIso()
-      const insert = sql.one<{ id: number }>(`INSERT INTO subscribables (sku, name, subscribable, discount_bp, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5) RETURNING id`,
-        [f.sku, f.name, f.subscribable, f.discount_bp, now])
+      const insert = sql.one<{ id: number }>(`INSERT INTO subscribables (sku, name, subscribable, discount_bp, discount_percent, created_at, updated_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id`, [f.sku, f.name, f.subscribable, f.discount_bp, formatPercent(f.discount_bp), now])
       // The handler checked subscribableIdForSku first (admin/catalog.ts): a 23505 is a concurrent create.
       const row = await unlessTaken(insert, 'subscribables_sku_key')
       return withPrices((row as { id: number }).id, f.prices)
@@ -89,8 +93,8 @@ export function catalogRepo(sql: Sql): CatalogTx {
     subscribableIdForSku: async (sku) => (await sql.one<{ id: number }>('SELECT id FROM subscribables WHERE sku = $1', [sku]))?.id,
     listSubscribables: async (after, limit) => (await sql.rows<SubscribableRow>(`${SUBSCRIBABLE_SELECT} WHERE c.id > $1 ORDER BY c.id LIMIT $2`, [after, limit])).map(subscribableOf),
     async updateSubscribable(id, f) {
-      const update = sql.one<{ id: number }>(`UPDATE subscribables SET sku = $1, name = $2, subscribable = $3, discount_bp = $4, updated_at = $5 WHERE id = $6 RETURNING id`,
-        [f.sku, f.name, f.subscribable, f.discount_bp, nowIso(), id])
+      const update = sql.one<{ id: number }>(`UPDATE subscribables SET sku = $1, name = $2, subscribable = $3, discount_bp = $4, discount_percent = $5, updated_at = $6
+        WHERE id = $7 RETURNING id`, [f.sku, f.name, f.subscribable, f.discount_bp, formatPercent(f.discount_bp), nowIso(), id])
       changed(await unlessTaken(update, 'subscribables_sku_key'), `subscribable ${id}`)
       return withPrices(id, f.prices)
     },

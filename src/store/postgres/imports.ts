@@ -1,6 +1,6 @@
 import type { Address, LineItem, PaymentMethod, PaymentSource, Subscription, User } from '../../domain/types.ts'
 import { basisPointsOf, minorOf } from '../../domain/money.ts'
-import { subscribableOf, type SubscribableRow } from '../columns.ts'
+import { priceColumns, subscribableOf, type SubscribableRow } from '../columns.ts'
 import { SUBSCRIBABLE_SELECT } from './catalog.ts'
 import type { ImportedApiKey, ImportedSubscription, ImportRecord, ImportRefusal, StoredImportRow } from '../../domain/import/records.ts'
 import type { ImportsTx } from '../api.ts'
@@ -53,11 +53,12 @@ const INSERT_SOURCE = insertKeepingId('payment_sources', `INSERT INTO payment_so
 
 /** The catalog item with its discount and its prices (C16), unless its sku is taken. */
 const INSERT_SUBSCRIBABLE = `WITH ins AS (
-    INSERT INTO subscribables (id, sku, name, subscribable, discount_bp, created_at, updated_at)
-      SELECT $1::bigint, $2::text, $3::text, $4::boolean, $5::integer, $6::text, $7::text WHERE NOT EXISTS (SELECT 1 FROM subscribables WHERE sku = $2::text)
+    INSERT INTO subscribables (id, sku, name, subscribable, discount_bp, discount_percent, created_at, updated_at)
+      SELECT $1::bigint, $2::text, $3::text, $4::boolean, $5::integer, $10::text, $6::text, $7::text WHERE NOT EXISTS (SELECT 1 FROM subscribables WHERE sku = $2::text)
       RETURNING id
   ), prices AS (
-    INSERT INTO subscribable_prices (subscribable_id, currency, amount) SELECT ins.id, u.currency, u.amount FROM ins, unnest($8::text[], $9::bigint[]) AS u(currency, amount)
+    INSERT INTO subscribable_prices (subscribable_id, currency, amount, amount_text, minor_unit)
+      SELECT ins.id, u.currency, u.amount, u.amount_text, u.minor_unit FROM ins, unnest($8::text[], $9::bigint[], $11::text[], $12::integer[]) AS u(currency, amount, amount_text, minor_unit)
   )
   SELECT ${moveSequencePast('subscribables', 'ins.id')} FROM ins`
 
@@ -182,10 +183,10 @@ export function importsRepo(sql: Sql): ImportsTx {
         }
         case 'subscribable': {
           const c = record.row
-          const prices = Object.entries(c.prices)
+          const prices = Object.entries(c.prices).map(([currency, amount]) => [currency, ...priceColumns(currency, minorOf(amount) as bigint)] as const)
           const inserted = await sql.one(INSERT_SUBSCRIBABLE, [
             c.id, c.sku, c.name, c.subscribable, basisPointsOf(c.discount_percent), c.created_at, c.updated_at,
-            prices.map(([currency]) => currency), prices.map(([, amount]) => String(minorOf(amount))),
+            prices.map((p) => p[0]), prices.map((p) => String(p[1])), c.discount_percent, prices.map((p) => p[2]), prices.map((p) => p[3]),
           ])
           return inserted === undefined ? refuse('sku', 'taken') : undefined
         }

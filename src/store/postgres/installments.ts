@@ -3,7 +3,7 @@ import { INSTALLMENT_STATES, renderInstallment, type Attempt, type Installment, 
 import type { AdminInstallmentFilter, BatchPlan, DueRow, InstallmentChange, InstallmentsTx } from '../api.ts'
 import { SUBSCRIPTION_COLUMNS, columns, subscriptionOf, type SubscriptionRow } from './rows.ts'
 import type { Sql } from './sql.ts'
-import { discountOf, moneyText, percentText, priceJoin, totalText, unitOf } from '../money-sql.ts'
+import { discountOf, moneyText, priceJoin, totalText } from '../money-sql.ts'
 
 /** An installments row (JSON columns still text) with its customer, as every read selects it. */
 interface InstallmentRow {
@@ -78,6 +78,7 @@ const toDueRow = (r: DueRow): DueRow => ({
   end_date: r.end_date,
   has_items: r.has_items,
   due_floor: r.due_floor,
+  currency: r.currency,
 })
 
 /**
@@ -93,7 +94,7 @@ const ACTING = "state IN ('active', 'pending_cancellation')"
 /** The subscription `alias` has something to deliver. */
 const hasItems = (alias: string): string => `EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = ${alias}.id)`
 const DUE_COLUMNS = `s.id, s.state, s.paused, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
-  ${hasItems('s')} AS has_items, s.due_floor`
+  ${hasItems('s')} AS has_items, s.due_floor, s.currency`
 
 // Two walks over due subscriptions, inside the batch's unit. By id, a window at a time:
 // neighbouring rows share pages. By (due_floor, id) through the partial index subscriptions_due:
@@ -156,11 +157,11 @@ const CREATE_AND_MOVE = `WITH p AS (
         g.subtotal, g.discount_total, g.total, $5, $5
       FROM held h JOIN LATERAL (
         SELECT '[' || string_agg('{"subscribable_id":' || l.subscribable_id || ',"sku":' || to_json(l.sku::text) || ',"name":' || to_json(l.name::text)
-            || ',"quantity":' || l.quantity || ',"price":' || ${jsonText(moneyText('l.unit', 'l.u'))}
-            || ',"discount_percent":' || ${jsonText(percentText('l.bp'))} || ',"total":' || ${jsonText(moneyText('l.amount - l.discount', 'l.u'))} || '}', ',' ORDER BY l.id) || ']' AS lines,
+            || ',"quantity":' || l.quantity || ',"price":' || ${jsonText('l.price')}
+            || ',"discount_percent":' || ${jsonText('l.percent')} || ',"total":' || ${jsonText(moneyText('l.amount - l.discount', 'l.u'))} || '}', ',' ORDER BY l.id) || ']' AS lines,
           ${snapshotTotal('l.amount')} AS subtotal, ${snapshotTotal('l.discount')} AS discount_total, ${snapshotTotal('l.amount - l.discount')} AS total
-        FROM (SELECT li.id, li.subscribable_id, c.sku, c.name, li.quantity, p.amount AS unit, c.discount_bp AS bp, li.quantity * p.amount AS amount,
-            ${discountOf('li.quantity * p.amount', 'c.discount_bp')} AS discount, ${unitOf('h.currency')} AS u
+        FROM (SELECT li.id, li.subscribable_id, c.sku, c.name, li.quantity, p.amount AS unit, p.amount_text AS price, c.discount_percent AS percent,
+            li.quantity * p.amount AS amount, ${discountOf('li.quantity * p.amount', 'c.discount_bp')} AS discount, p.minor_unit AS u
           FROM line_items li ${priceJoin('h.currency')} WHERE li.subscription_id = h.id) l
       ) g ON g.lines IS NOT NULL
     ON CONFLICT (subscription_id, due_date) DO NOTHING

@@ -293,10 +293,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'prices, discounts, installment totals and the monthly report',
     sql: `
       ALTER TABLE subscribables ADD COLUMN discount_bp integer NOT NULL DEFAULT 0 CHECK (discount_bp BETWEEN 0 AND 10000);
+      ALTER TABLE subscribables ADD COLUMN discount_percent text NOT NULL DEFAULT '0';
       CREATE TABLE subscribable_prices (
         subscribable_id bigint NOT NULL REFERENCES subscribables(id) ON DELETE CASCADE,
         currency ${T} NOT NULL,
         amount bigint NOT NULL CHECK (amount >= 0),
+        amount_text text NOT NULL,
+        minor_unit integer NOT NULL,
         PRIMARY KEY (subscribable_id, currency)
       );
       ALTER TABLE installments ADD COLUMN subtotal text;

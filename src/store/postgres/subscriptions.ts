@@ -1,4 +1,4 @@
-import type { LineItem, PricedLineItem, State, Subscription, SubscriptionPatch } from '../../domain/types.ts'
+import type { PricedLineItem, State, Subscription, SubscriptionPatch } from '../../domain/types.ts'
 import { COLUMN_OF } from '../columns.ts'
 import type { NewSubscription } from '../../domain/subscription-input.ts'
 import { renderSubscription } from '../../domain/representation.ts'

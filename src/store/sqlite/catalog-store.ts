@@ -2,7 +2,8 @@ import type { DatabaseSync } from 'node:sqlite'
 import type { PaymentMethod, PaymentSource, Subscribable, SubscribableFields } from '../../domain/types.ts'
 import { nowIso, plain, prepareValues, type Row } from './rows.ts'
 import type { CatalogQuestion, PaymentSourceFields } from '../api.ts'
-import { subscribableOf, type SubscribableRow } from '../columns.ts'
+import { priceColumns, subscribableOf, type SubscribableRow } from '../columns.ts'
+import { formatPercent } from '../../domain/money.ts'
 export type { PaymentSourceFields }
 
 const toMethod = (r: Row): PaymentMethod => ({ ...plain<PaymentMethod>(r), active: r['active'] === 1 })
@@ -27,19 +28,19 @@ export function catalogStore(db: DatabaseSync) {
   const deleteSource = db.prepare('DELETE FROM payment_sources WHERE id = ?')
   const paymentCheck = prepareValues(db, `SELECT 1 FROM payment_sources s JOIN payment_methods m ON m.id = s.payment_method_id
     WHERE s.id = ? AND s.user_id = ? AND m.id = ? AND m.active = 1`)
-  const insertSubscribable = db.prepare('INSERT INTO subscribables (sku, name, subscribable, discount_bp, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+  const insertSubscribable = db.prepare('INSERT INTO subscribables (sku, name, subscribable, discount_bp, discount_percent, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
   const subscribableById = db.prepare(`${SUBSCRIBABLE_SELECT} WHERE c.id = ?`)
   const subscribableBySku = db.prepare('SELECT id FROM subscribables WHERE sku = ?')
   const subscribablesAfter = db.prepare(`${SUBSCRIBABLE_SELECT} WHERE c.id > ? ORDER BY c.id LIMIT ?`)
-  const updateSubscribable = db.prepare('UPDATE subscribables SET sku = ?, name = ?, subscribable = ?, discount_bp = ?, updated_at = ? WHERE id = ?')
-  const setPrice = db.prepare(`INSERT INTO subscribable_prices (subscribable_id, currency, amount) VALUES (?, ?, ?)
-    ON CONFLICT (subscribable_id, currency) DO UPDATE SET amount = excluded.amount`)
+  const updateSubscribable = db.prepare('UPDATE subscribables SET sku = ?, name = ?, subscribable = ?, discount_bp = ?, discount_percent = ?, updated_at = ? WHERE id = ?')
+  const setPrice = db.prepare(`INSERT INTO subscribable_prices (subscribable_id, currency, amount, amount_text, minor_unit) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (subscribable_id, currency) DO UPDATE SET amount = excluded.amount, amount_text = excluded.amount_text, minor_unit = excluded.minor_unit`)
   const removePrice = db.prepare('DELETE FROM subscribable_prices WHERE subscribable_id = ? AND currency = ?')
   /** Writes the prices a create or change gives (null removes one), then answers the item as it now stands. */
   const withPrices = (id: number, prices: SubscribableFields['prices']): Subscribable => {
     for (const [currency, amount] of prices) {
       if (amount === null) removePrice.run(id, currency)
-      else setPrice.run(id, currency, amount)
+      else setPrice.run(id, currency, ...priceColumns(currency, amount))
     }
     return toSubscribable(subscribableById.get(id) as Row)
   }
@@ -88,7 +89,7 @@ export function catalogStore(db: DatabaseSync) {
     },
     createSubscribable(f: SubscribableFields): Subscribable {
       const now = nowIso()
-      const id = Number(insertSubscribable.run(f.sku, f.name, f.subscribable ? 1 : 0, f.discount_bp, now, now).lastInsertRowid)
+      const id = Number(insertSubscribable.run(f.sku, f.name, f.subscribable ? 1 : 0, f.discount_bp, formatPercent(f.discount_bp), now, now).lastInsertRowid)
       return withPrices(id, f.prices)
     },
     findSubscribable(id: number): Subscribable | undefined {
@@ -102,7 +103,7 @@ export function catalogStore(db: DatabaseSync) {
       return (subscribablesAfter.all(after, limit) as Row[]).map(toSubscribable)
     },
     updateSubscribable(id: number, f: SubscribableFields): Subscribable {
-      updateSubscribable.run(f.sku, f.name, f.subscribable ? 1 : 0, f.discount_bp, nowIso(), id)
+      updateSubscribable.run(f.sku, f.name, f.subscribable ? 1 : 0, f.discount_bp, formatPercent(f.discount_bp), nowIso(), id)
       return withPrices(id, f.prices)
     },
     deleteSubscribable(id: number): void {

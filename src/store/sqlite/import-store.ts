@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite'
 import type { PaymentMethod, PaymentSource, User } from '../../domain/types.ts'
 import { basisPointsOf, minorOf } from '../../domain/money.ts'
-import { subscribableOf, type SubscribableRow } from '../columns.ts'
+import { priceColumns, subscribableOf, type SubscribableRow } from '../columns.ts'
 import { SUBSCRIBABLE_SELECT } from './catalog-store.ts'
 import type { ImportedApiKey, ImportRecord, ImportRefusal, StoredImportRow } from '../../domain/import/records.ts'
 import { LINE_ITEM_COLUMNS, SUBSCRIPTION_COLUMNS, columns, lineItemOf, plain, prepareValues, subscriptionOf, type Row, type Values } from './rows.ts'
@@ -27,8 +27,9 @@ export function importStore(db: DatabaseSync) {
     gateway_reference, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const subscribableById = db.prepare(`${SUBSCRIBABLE_SELECT} WHERE c.id = ?`)
   const skuTaken = db.prepare('SELECT 1 FROM subscribables WHERE sku = ?')
-  const insertSubscribable = db.prepare('INSERT INTO subscribables (id, sku, name, subscribable, discount_bp, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-  const insertPrice = db.prepare('INSERT INTO subscribable_prices (subscribable_id, currency, amount) VALUES (?, ?, ?)')
+  const insertSubscribable = db.prepare(`INSERT INTO subscribables (id, sku, name, subscribable, discount_bp, discount_percent, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+  const insertPrice = db.prepare('INSERT INTO subscribable_prices (subscribable_id, currency, amount, amount_text, minor_unit) VALUES (?, ?, ?, ?, ?)')
   const subscriptionById = prepareValues(db, `SELECT ${columns(SUBSCRIPTION_COLUMNS)} FROM subscriptions WHERE id = ?`)
   const lineItemsOf = prepareValues(db, `SELECT ${columns(LINE_ITEM_COLUMNS)} FROM line_items WHERE subscription_id = ? ORDER BY id`)
   const lineItemTaken = db.prepare('SELECT 1 FROM line_items WHERE id = ?')
@@ -111,8 +112,8 @@ export function importStore(db: DatabaseSync) {
         case 'subscribable': {
           const c = record.row
           if (found(skuTaken, c.sku)) return refuse('sku', 'taken')
-          insertSubscribable.run(c.id, c.sku, c.name, c.subscribable ? 1 : 0, basisPointsOf(c.discount_percent), c.created_at, c.updated_at)
-          for (const [currency, amount] of Object.entries(c.prices)) insertPrice.run(c.id, currency, minorOf(amount))
+          insertSubscribable.run(c.id, c.sku, c.name, c.subscribable ? 1 : 0, basisPointsOf(c.discount_percent), c.discount_percent, c.created_at, c.updated_at)
+          for (const [currency, amount] of Object.entries(c.prices)) insertPrice.run(c.id, currency, ...priceColumns(currency, minorOf(amount) as bigint))
           return undefined
         }
         case 'subscription': {

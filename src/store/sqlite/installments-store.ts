@@ -4,7 +4,7 @@ import type { DueFields } from '../../domain/processing.ts'
 import { INSTALLMENT_STATES, type Attempt, type Installment, type InstallmentState, type SnapshotLine } from '../../domain/installment.ts'
 import { SUBSCRIPTION_COLUMNS, columns, prepareValues, subscriptionOf, type Row, type Values } from './rows.ts'
 import { latestEventOf } from './events-store.ts'
-import { discountOf, moneyText, percentText, priceJoin, totalText, unitOf } from '../money-sql.ts'
+import { discountOf, priceJoin, sqliteMoneyText } from '../money-sql.ts'
 import { reportUpsert } from './migrations.ts'
 import type { InstallmentChange, AdminInstallmentFilter, DueRow, BatchPlan } from '../api.ts'
 export type { InstallmentChange, AdminInstallmentFilter, DueRow, BatchPlan }
@@ -42,7 +42,7 @@ const toAttempt = (r: Row): Attempt => ({
   created_at: r['created_at'] as string,
 })
 
-type DueArray = [number, string, number, number, string, string | null, number | null, string | null, number, string | null]
+type DueArray = [number, string, number, number, string, string | null, number | null, string | null, number, string | null, string]
 
 // Read as arrays (in DUE_COLUMNS order): a third cheaper than rows as objects, a million times over.
 const toDueRow = (r: DueArray): DueRow => ({
@@ -56,6 +56,7 @@ const toDueRow = (r: DueArray): DueRow => ({
   end_date: r[7],
   has_items: r[8] === 1,
   due_floor: r[9],
+  currency: r[10],
 })
 
 /**
@@ -71,29 +72,27 @@ const ACTING = "state IN ('active', 'pending_cancellation')"
 /** The subscription `alias` has something to deliver. */
 const hasItems = (alias: string): string => `EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = ${alias}.id)`
 const DUE_COLUMNS = `s.id, s.state, s.paused, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
-  ${hasItems('s')} AS has_items, s.due_floor`
-
-/** A sum over a subscription's lines (alias `l`): C16's string, or null when a line has no price. */
-const snapshotTotal = (expr: string): string => totalText(expr, 'max(l.u)')
+  ${hasItems('s')} AS has_items, s.due_floor, s.currency`
 
 /**
  * The snapshot of every subscription of a batch (?1: the plans as JSON, [subscription id, …]):
- * per subscription (`sid`), its line items in line item order as the installment keeps them
- * (`lines`, JSON text), and C16's subtotal, discount_total and total (null when a line has no
- * price), each line priced in its subscription's currency as the catalog says now.
+ * per subscription (`sid`), its line items in line item order (the index's order, which the
+ * grouping follows) as the installment keeps them (`lines`, JSON text), and C16's subtotal,
+ * discount_total and total (null when a line has no price), each line priced in its
+ * subscription's currency as the catalog says now. One level, no subquery: a million of them
+ * (migration 10 keeps the price and percent as shown, so only the line's total is formatted).
  */
-const SNAPSHOTS = `SELECT l.sid,
-    json_group_array(json_object('subscribable_id', l.subscribable_id, 'sku', l.sku, 'name', l.name, 'quantity', l.quantity,
-      'price', ${moneyText('l.unit', 'l.u')}, 'discount_percent', ${percentText('l.bp')}, 'total', ${moneyText('l.amount - l.discount', 'l.u')})) AS lines,
-    ${snapshotTotal('l.amount')} AS subtotal, ${snapshotTotal('l.discount')} AS discount_total, ${snapshotTotal('l.amount - l.discount')} AS total
-  FROM (SELECT li.subscription_id AS sid, li.subscribable_id, c.sku, c.name, li.quantity, p.amount AS unit, c.discount_bp AS bp,
-      li.quantity * p.amount AS amount, ${discountOf('li.quantity * p.amount', 'c.discount_bp')} AS discount, ${unitOf('ls.currency')} AS u
-    FROM line_items li JOIN subscriptions ls ON ls.id = li.subscription_id ${priceJoin('ls.currency')}
-    WHERE li.subscription_id IN (SELECT value ->> 0 FROM json_each(?1))
-    ORDER BY li.subscription_id, li.id) l
-  GROUP BY l.sid`
-
-
+const AMOUNT = 'li.quantity * p.amount'
+const DISCOUNT = discountOf(AMOUNT, 'c.discount_bp')
+const snapshotTotal = (sums: string): string => `CASE WHEN count(p.amount) = count(*) THEN ${sqliteMoneyText(sums, 'max(p.minor_unit)')} END`
+const SNAPSHOTS = `SELECT li.subscription_id AS sid,
+    json_group_array(json_object('subscribable_id', li.subscribable_id, 'sku', c.sku, 'name', c.name, 'quantity', li.quantity,
+      'price', p.amount_text, 'discount_percent', c.discount_percent, 'total', ${sqliteMoneyText(`${AMOUNT} - ${DISCOUNT}`, 'p.minor_unit')})) AS lines,
+    ${snapshotTotal(`sum(${AMOUNT})`)} AS subtotal, ${snapshotTotal(`sum(${DISCOUNT})`)} AS discount_total,
+    ${snapshotTotal(`sum(${AMOUNT}) - sum(${DISCOUNT})`)} AS total
+  FROM line_items li JOIN subscriptions ls ON ls.id = li.subscription_id ${priceJoin('ls.currency')}
+  WHERE li.subscription_id IN (SELECT value ->> 0 FROM json_each(?1))
+  GROUP BY li.subscription_id`
 
 /** Installments, their attempts, and the processor's reads and batch writes. */
 export function installmentsStore(db: DatabaseSync) {
@@ -140,10 +139,25 @@ export function installmentsStore(db: DatabaseSync) {
     WHERE true -- an upsert's SELECT needs a WHERE, or SQLite reads ON CONFLICT as a join's ON
     ON CONFLICT (subscription_id, due_date) DO NOTHING`)
   const createdAfter = db.prepare('SELECT subscription_id AS s FROM installments WHERE id > ?')
-  // C16's monthly report counts the installments made (migration 10), a batch at a time.
-  const countMade = db.prepare(reportUpsert(['installments_made'],
-    'SELECT currency, substr(created_at, 1, 7), count(*) FROM installments WHERE id > ?1 GROUP BY 1, 2'))
+  // C16's monthly report counts the installments made (migration 10), a batch at a time, all
+  // made at ?2's month: by the currencies the plans carry, else read back.
+  const countMade = db.prepare(reportUpsert(['installments_made'], 'SELECT currency, ?2, count(*) FROM installments WHERE id > ?1 GROUP BY currency'))
+  const addMade = db.prepare(reportUpsert(['installments_made'], 'VALUES (?1, ?2, ?3)'))
+  const countInstallments = (plans: readonly BatchPlan[], created: ReadonlySet<number>, after: number, month: string): void => {
+    if (plans.some((p) => p.currency === undefined)) {
+      countMade.run(after, month)
+      return
+    }
+    const byCurrency = new Map<string, number>()
+    for (const p of plans) if (created.has(p.subscription_id)) byCurrency.set(p.currency as string, (byCurrency.get(p.currency as string) ?? 0) + 1)
+    for (const [currency, n] of byCurrency) addMade.run(currency, month, n)
+  }
   const advanceMany = db.prepare(`UPDATE subscriptions SET actionable_date = p.value ->> 2, due_floor = p.value ->> 2, state = p.value ->> 3, paused = 0,
+      successive_skip_count = 0, processing_state = CASE WHEN p.value ->> 4 THEN 'pending' ELSE processing_state END, updated_at = ?2
+    FROM json_each(?1) p WHERE subscriptions.id = p.value ->> 0`)
+  // The same for the many that keep their state and are not paused: state and paused are not
+  // assigned, so the recurring index (keyed by them: migration 10) and its trigger are not touched.
+  const advanceKeeping = db.prepare(`UPDATE subscriptions SET actionable_date = p.value ->> 2, due_floor = p.value ->> 2,
       successive_skip_count = 0, processing_state = CASE WHEN p.value ->> 4 THEN 'pending' ELSE processing_state END, updated_at = ?2
     FROM json_each(?1) p WHERE subscriptions.id = p.value ->> 0`)
   // installment.created for every installment after ?1. The object is C3's installment exactly as
@@ -222,9 +236,11 @@ export function installmentsStore(db: DatabaseSync) {
       const created = made === plans.length
         ? new Set(plans.map((p) => p.subscription_id))
         : new Set((createdAfter.all(after) as { s: number }[]).map((r) => r.s))
-      const moves = plans.map((p) => [p.subscription_id, p.due_date, p.actionable_date, p.state, created.has(p.subscription_id) ? 1 : 0])
-      advanceMany.run(JSON.stringify(moves), at)
-      if (made > 0) countMade.run(after)
+      const move = (p: BatchPlan) => [p.subscription_id, p.due_date, p.actionable_date, p.state, created.has(p.subscription_id) ? 1 : 0]
+      const keeping = plans.filter((p) => p.keeps_state === true)
+      if (keeping.length > 0) advanceKeeping.run(JSON.stringify(keeping.map(move)), at)
+      if (keeping.length < plans.length) advanceMany.run(JSON.stringify(plans.filter((p) => p.keeps_state !== true).map(move)), at)
+      if (made > 0) countInstallments(plans, created, after, at.slice(0, 7))
       createdEvents.run(after, at)
       return created
     },

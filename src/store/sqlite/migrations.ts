@@ -433,9 +433,12 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 10,
     // Issue 26 (C16): money. Amounts are integers in minor units of their currency (digits from
-    // Intl: src/domain/currency.ts), a discount is basis points (12.5 % is 1250): SQL renders
-    // both into C16's strings (src/store/money-sql.ts) with exact integer arithmetic. A price is a
-    // row per currency; deleting the catalog item deletes them. An installment freezes its
+    // Intl: src/domain/currency.ts), a discount is basis points (12.5 % is 1250): SQL computes
+    // with them exactly and renders C16's strings (src/store/money-sql.ts). Beside them, as the
+    // catalog writes them, what does not change with a line: the price and the percent as shown
+    // (`amount_text`, `discount_percent`) and the currency's minor unit (`minor_unit`, 100 for
+    // USD), so a million snapshots format only what depends on the quantity. A price is a row per
+    // currency; deleting the catalog item deletes them. An installment freezes its
     // totals as the strings it showed (C16: never altered later). report_months keeps the shop's
     // monthly counts (C16's reports), moved in the transaction of each change by the triggers
     // below (and by the processor's batch for installments made), so a report reads a few rows
@@ -446,10 +449,13 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'prices, discounts, installment totals and the monthly report',
     sql: `
       ALTER TABLE subscribables ADD COLUMN discount_bp INTEGER NOT NULL DEFAULT 0 CHECK (discount_bp BETWEEN 0 AND 10000);
+      ALTER TABLE subscribables ADD COLUMN discount_percent TEXT NOT NULL DEFAULT '0';
       CREATE TABLE subscribable_prices (
         subscribable_id INTEGER NOT NULL REFERENCES subscribables(id) ON DELETE CASCADE,
         currency TEXT NOT NULL,
         amount INTEGER NOT NULL CHECK (amount >= 0),
+        amount_text TEXT NOT NULL,
+        minor_unit INTEGER NOT NULL,
         PRIMARY KEY (subscribable_id, currency)
       ) STRICT, WITHOUT ROWID;
       ALTER TABLE installments ADD COLUMN subtotal TEXT;

@@ -6,7 +6,7 @@ import {
   PRICED_LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_FROM, SUBSCRIPTION_COLUMNS, columns, nowIso, prepareValues, pricedLineItemOf, subscriptionOf, type Values,
 } from './rows.ts'
 import type { BodyCache, LineItemsPart, SubscriptionJson } from './body-cache.ts'
-import { discountOf, moneyText, percentText, priceJoin, totalText, unitOf } from '../money-sql.ts'
+import { discountOf, priceJoin, sqliteMoneyText, totalText, unitOf } from '../money-sql.ts'
 import type { AdminSubscriptionFilter } from '../api.ts'
 export type { AdminSubscriptionFilter }
 
@@ -19,24 +19,25 @@ function sqlValue(key: keyof SubscriptionPatch, value: unknown): string | number
 
 /**
  * A subscription's line items priced as the catalog says now (C16), in C3's order (by id): each
- * row a line item, its unit price in minor units (`unit`, null without one), the item's discount
- * in basis points (`bp`), the line's amount (quantity × unit) and discount (half-up), and the
- * currency's minor unit (`u`). `currency` is the subscription's currency as an SQL expression.
+ * row a line item, its unit price in minor units (`unit`, null without one) and as shown
+ * (`price`), the item's discount as shown (`percent`), the line's amount (quantity × unit) and
+ * discount (half-up), and the currency's minor unit (`u`, null without a price). `currency` is
+ * the subscription's currency as an SQL expression.
  */
 const PRICED_LINES = (subscriptionId: string, currency: string): string => `SELECT li.id, li.subscription_id, li.subscribable_id, li.quantity,
-    li.created_at, li.updated_at, p.amount AS unit, c.discount_bp AS bp, li.quantity * p.amount AS amount,
-    ${discountOf('li.quantity * p.amount', 'c.discount_bp')} AS discount, ${unitOf(currency)} AS u
+    li.created_at, li.updated_at, p.amount AS unit, p.amount_text AS price, c.discount_percent AS percent, li.quantity * p.amount AS amount,
+    ${discountOf('li.quantity * p.amount', 'c.discount_bp')} AS discount, p.minor_unit AS u
   FROM line_items li ${priceJoin(currency)} WHERE li.subscription_id = ${subscriptionId} ORDER BY li.id`
 /** A line item of PRICED_LINES (alias `l`) as C3 and C16 render it (renderLineItem). */
 const LINE_ITEM_JSON = `json_object('id', l.id, 'subscription_id', l.subscription_id, 'subscribable_id', l.subscribable_id, 'quantity', l.quantity,
-  'price', ${moneyText('l.unit', 'l.u')}, 'discount_percent', ${percentText('l.bp')}, 'total', ${moneyText('l.amount - l.discount', 'l.u')},
+  'price', l.price, 'discount_percent', l.percent, 'total', ${sqliteMoneyText('l.amount - l.discount', 'l.u')},
   'created_at', l.created_at, 'updated_at', l.updated_at)`
 /**
  * The line items' part of subscription ?1's body: the items as JSONB, and C16's subtotal,
  * discount_total and total (null when a line has no price; zero without lines).
  */
 const CURRENCY_OF = '(SELECT currency FROM subscriptions WHERE id = ?1)'
-const sum = (expr: string): string => totalText(expr, unitOf(CURRENCY_OF))
+const sum = (expr: string): string => totalText(expr, unitOf(CURRENCY_OF), sqliteMoneyText)
 const ITEMS_PART = `SELECT jsonb(json_group_array(${LINE_ITEM_JSON})) AS items, ${sum('l.amount')} AS subtotal, ${sum('l.discount')} AS discount_total,
   ${sum('l.amount - l.discount')} AS total FROM (${PRICED_LINES('?1', CURRENCY_OF)}) l`
 /** The C3 body of subscription `s`, around its line items' part: the items (JSONB) and the three totals, as SQL values. */
