@@ -208,11 +208,16 @@ test('monthly: installments made count by the currency the plans carry, or by th
   const user = await seedUser(server.store)
   const item = await seedSubscribable(server.store, { prices: { USD: '1.00', EUR: '1.00' } })
   const M = new Date().toISOString().slice(0, 7)
+  // Each plan is due on its subscription's date (PostgreSQL's batch makes an installment only then: a compare-and-set).
+  const date = '2099-01-01'
   const subs: number[] = []
-  for (const currency of ['USD', 'EUR', 'EUR']) subs.push((await createSubscription(server, user.key, { currency, line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })).id)
-  const plan = (id: number, due: string, currency?: string) => ({ subscription_id: id, due_date: due, actionable_date: '2099-01-01', state: 'active' as const, ...(currency ? { currency } : {}) })
-  await server.store.write((tx) => tx.installments.processMany([plan(subs[0]!, '2026-01-01', 'USD'), plan(subs[1]!, '2026-01-01', 'EUR')], new Date().toISOString()))
-  await server.store.write((tx) => tx.installments.processMany([plan(subs[2]!, '2026-01-01'), plan(subs[0]!, '2026-01-01')], new Date().toISOString())) // the second is a repeat: no installment
+  for (const currency of ['USD', 'EUR', 'EUR']) {
+    subs.push((await createSubscription(server, user.key, { currency, actionable_date: date, line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })).id)
+  }
+  const plan = (id: number, currency?: string) => ({ subscription_id: id, due_date: date, actionable_date: date, state: 'active' as const, ...(currency ? { currency } : {}) })
+  await server.store.write((tx) => tx.installments.processMany([plan(subs[0]!, 'USD'), plan(subs[1]!, 'EUR')], new Date().toISOString()))
+  // Given no currencies: counted from the rows; the second plan repeats a date that has its installment, so it makes none.
+  await server.store.write((tx) => tx.installments.processMany([plan(subs[2]!), plan(subs[0]!)], new Date().toISOString()))
   const made = async (currency: string) => (await get(server, `/monthly?from=${M}&to=${M}&currency=${currency}`)).body.months[0].installments_made
   assert.deepEqual([await made('USD'), await made('EUR')], [1, 2])
 })
