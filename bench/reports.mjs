@@ -12,13 +12,16 @@
  * `GET /admin/api/v1/reports/recurring` and `/reports/monthly` over the 36 months (several runs
  * each, after one warm-up) against `replenish serve` on that database. The last line is exactly:
  *
- *   reports on <N> subscriptions: recurring <S> s, monthly <S> s (median of <R>)
+ *   reports on <N> subscriptions: recurring <S> s, monthly <S> s (median of <R>; server CPU <S> s and <S> s)
+ *
+ * The server's CPU time per request (from /proc) is given beside the wall time: on a machine
+ * others share, it is the figure that does not depend on them.
  *
  *   npm run bench:reports                      # 1,000,000
  *   npm run bench:reports -- --count 100000    # while developing
  */
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -75,19 +78,20 @@ try {
   server = await startServer('replenish', command, [...prefix, 'serve'], { env, cwd: ROOT })
   const time = async (path) => {
     const started = performance.now()
+    const cpu = serverCpu(server.pid)
     const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } })
     const body = await res.text()
     const seconds = (performance.now() - started) / 1000
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${body}`)
-    return { seconds, body: JSON.parse(body) }
+    return { seconds, cpu: serverCpu(server.pid) - cpu, body: JSON.parse(body) }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
   const measure = async (path) => {
     const first = await time(path) // warm-up: the first read loads the pages from disk
-    const seconds = []
-    for (let i = 0; i < runs; i++) seconds.push((await time(path)).seconds)
-    log(`${path}: warm-up ${first.seconds.toFixed(3)} s, runs ${seconds.map((s) => s.toFixed(3)).join(' ')} s`)
-    return { seconds: median(seconds), body: first.body }
+    const done = []
+    for (let i = 0; i < runs; i++) done.push(await time(path))
+    log(`${path}: warm-up ${first.seconds.toFixed(3)} s, runs ${done.map((d) => d.seconds.toFixed(3)).join(' ')} s (server CPU ${done.map((d) => d.cpu.toFixed(2)).join(' ')} s)`)
+    return { seconds: median(done.map((d) => d.seconds)), cpu: median(done.map((d) => d.cpu)), body: first.body }
   }
   const recurring = await measure('/admin/api/v1/reports/recurring?currency=USD')
   log(`recurring: ${JSON.stringify(recurring.body)}`)
@@ -95,10 +99,17 @@ try {
   const last = monthly.body.months.at(-1)
   log(`monthly: ${monthly.body.months.length} months; the last: ${JSON.stringify(last)}`)
   if (recurring.body.active_subscriptions === 0 || monthly.body.months.length !== 36) throw new Error('the reports read nothing: the seed is wrong')
-  process.stdout.write(`reports on ${count} subscriptions: recurring ${recurring.seconds.toFixed(2)} s, monthly ${monthly.seconds.toFixed(3)} s (median of ${runs})\n`)
+  process.stdout.write(`reports on ${count} subscriptions: recurring ${recurring.seconds.toFixed(2)} s, monthly ${monthly.seconds.toFixed(3)} s (median of ${runs}; ` +
+    `server CPU ${recurring.cpu.toFixed(2)} s and ${monthly.cpu.toFixed(2)} s)\n`)
 } finally {
   await server?.stop()
   if (!opts['keep-db'] && !opts.dir) rmSync(dir, { recursive: true, force: true })
+}
+
+/** The server's CPU time so far (user + system, /proc), in seconds: what a request cost, whatever else runs on the machine. */
+function serverCpu(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 /**

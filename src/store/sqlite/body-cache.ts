@@ -88,7 +88,7 @@ export class BodyCache {
         BEGIN SELECT replenish_catalog_changed(); END;
       CREATE TEMP TRIGGER body_cache_price_deleted AFTER DELETE ON main.subscribable_prices
         BEGIN SELECT replenish_catalog_changed(); END;
-      CREATE TEMP TRIGGER body_cache_discount_changed AFTER UPDATE OF discount_bp ON main.subscribables
+      CREATE TEMP TRIGGER body_cache_discount_changed AFTER UPDATE OF discount_bp ON main.subscribables WHEN OLD.discount_bp <> NEW.discount_bp
         BEGIN SELECT replenish_catalog_changed(); END;
     `)
   }
