@@ -126,7 +126,7 @@ test('a customer opens a portal link, skips, pauses until a date, resumes, chang
 
 test('in Spanish: add and remove an item, change the frequency, the next date and the address; a refusal shows the API\'s own Spanish message', async (t) => {
   const h = await startHarness(t)
-  const { alice, sub, tea } = await seedShop(h.server)
+  const { alice, sub, coffee, filters, tea } = await seedShop(h.server)
   const { page, problems } = await h.newPage({ locale: 'es-ES' })
   await page.goto(await portalLink(h.server, alice.id))
   await page.getByRole('link', { name: `Gestionar la suscripción n.º ${sub.id}` }).click()
@@ -155,6 +155,19 @@ test('in Spanish: add and remove an item, change the frequency, the next date an
   assert.equal(api.sub.line_items.length, 2)
   assert.equal(api.events.at(-1), 'line_item.deleted')
 
+  // C17: "add to my next delivery only" makes a one-time line, marked as such in the list.
+  await page.getByLabel('Añadir un artículo').selectOption({ label: 'Paper filters' })
+  await page.getByLabel('Cantidad', { exact: true }).fill('2')
+  await page.getByLabel('Añadir solo a mi próxima entrega').check()
+  await page.getByRole('button', { name: 'Añadir', exact: true }).click()
+  await notice(page, 'Se añadió el artículo solo a tu próxima entrega.')
+  api = await apiView(h.server, alice.key, sub.id)
+  assert.deepEqual(api.sub.line_items.map((li: any) => [li.subscribable_id, li.quantity, li.one_time]), [[coffee.id, 2, false], [tea.id, 3, false], [filters.id, 2, true]])
+  assert.equal(api.events.at(-1), 'line_item.created')
+  const itemNamed = (name: string) => page.locator('li.item').filter({ has: page.locator('.item-name', { hasText: name }) })
+  await itemNamed('Paper filters').getByText('Solo en la próxima entrega').waitFor()
+  assert.equal(await itemNamed('Secret Oolong').getByText('Solo en la próxima entrega').count(), 0)
+
   await page.getByLabel('Cada', { exact: true }).fill('2')
   await page.getByLabel('Unidad').selectOption('week')
   await page.getByRole('button', { name: 'Cambiar la frecuencia' }).click()
@@ -166,7 +179,7 @@ test('in Spanish: add and remove an item, change the frequency, the next date an
   assert.deepEqual([api.sub.interval_length, api.sub.interval_units], [2, 'week'])
   assert.equal(api.events.at(-1), 'subscription.frequency_changed')
 
-  await page.getByLabel('Próxima entrega').fill('2027-01-05')
+  await page.getByLabel('Próxima entrega', { exact: true }).fill('2027-01-05')
   await page.getByRole('button', { name: 'Fijar la próxima entrega' }).click()
   await notice(page, 'Se cambió la fecha de la próxima entrega.')
   assert.equal((await apiView(h.server, alice.key, sub.id)).sub.actionable_date, '2027-01-05')

@@ -8,7 +8,8 @@ import { card, type SubscriptionView } from './view.ts'
 /**
  * The "Items" card: each line with its price and total as the catalog says now (C16); change its
  * quantity, swap it for another product or remove it (both previewed by a dry run of the
- * subscription's update, which answers the new items and total); add a product.
+ * subscription's update, which answers the new items and total); add a product, for every
+ * delivery or for the next one only (C17's one-time line item, marked as such in the list).
  */
 export function itemsCard(view: SubscriptionView): HTMLElement {
   const { t, session } = view.portal
@@ -56,7 +57,9 @@ function line(view: SubscriptionView, li: LineItem): HTMLElement {
   const others = view.portal.session.catalogue.filter((c) => c.subscribable && c.id !== li.subscribable_id)
   const price = linePrice(view.portal, li, view.sub.currency)
   return h('li', { class: 'item' },
-    h('p', { class: 'item-head' }, h('span', { class: 'item-name' }, name), price === undefined ? null : h('span', { class: 'price' }, price)),
+    h('p', { class: 'item-head' }, h('span', { class: 'item-name' }, name),
+      li.one_time ? h('span', { class: 'badge planned' }, t('portal.field.one_time')) : null,
+      price === undefined ? null : h('span', { class: 'price' }, price)),
     h('form', { class: 'row', novalidate: true, onsubmit: update },
       h('div', null,
         h('label', { for: `quantity-${li.id}`, class: 'visually-hidden' }, t('portal.quantity_of', { item: name })),
@@ -76,12 +79,14 @@ function addForm(view: SubscriptionView, choices: readonly { id: number; name: s
   const submit = (e: Event): void => {
     e.preventDefault()
     const form = e.target as HTMLFormElement
-    const item = { subscribable_id: field(form, 'item'), quantity: field(form, 'quantity') }
+    const oneTime = (form.elements.namedItem('one_time') as HTMLInputElement).checked
+    const item = { subscribable_id: field(form, 'item'), quantity: field(form, 'quantity'), ...(oneTime ? { one_time: true } : {}) }
     view.change({
-      at: 'add', card: 'items', done: 'portal.done.add',
+      at: 'add', card: 'items', done: oneTime ? 'portal.done.add_once' : 'portal.done.add',
       fields: {
         quantity: { input: 'add-quantity' },
         subscribable: { input: 'add-item' },
+        one_time: { input: 'add-one-time' },
       },
       send: async () => {
         await api.post(view.path('/line_items'), { subscription_line_item: item })
@@ -94,6 +99,9 @@ function addForm(view: SubscriptionView, choices: readonly { id: number; name: s
       h('div', null, h('label', { for: 'add-item' }, t('portal.add_item')),
         h('select', { id: 'add-item', name: 'item' }, choices.map((c) => h('option', { value: c.id }, c.name)))),
       h('div', null, h('label', { for: 'add-quantity' }, t('field.quantity')), h('input', { id: 'add-quantity', name: 'quantity', type: 'number', inputmode: 'numeric', value: 1 })),
+      h('p', { class: 'check' },
+        h('input', { id: 'add-one-time', name: 'one_time', type: 'checkbox' }),
+        h('label', { for: 'add-one-time' }, t('portal.add_once'))),
       h('button', { type: 'submit', id: 'add', class: 'secondary' }, t('portal.add'))),
     slot('add'))
 }

@@ -47,6 +47,8 @@ export interface LineItem extends Priced {
   readonly id: number
   readonly subscribable_id: number
   readonly quantity: number
+  /** C17: on the next delivery only, then removed by the installment that carries it. */
+  readonly one_time: boolean
 }
 
 /** C16's totals of a subscription or an installment: null when a line has no price. */
