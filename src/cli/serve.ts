@@ -9,12 +9,15 @@ import { buildApp, buildRoutes, corsOptions, openConfiguredStore } from './app.t
 import { seedDemo } from './demo.ts'
 import { processingForServe } from '../processing/in-serve.ts'
 import { webhookDispatcher } from '../processing/webhooks/dispatcher.ts'
-import { loadPacer } from '../processing/webhooks/pacer.ts'
+import { loadPacer, requestPacer } from '../processing/webhooks/pacer.ts'
 import { webhookMetricsText } from '../processing/webhooks/metrics.ts'
 import { eventRetention } from '../processing/event-retention.ts'
 import { mailForServe } from '../processing/mail/in-serve.ts'
 import { mailMetricsText } from '../processing/mail/metrics.ts'
 import { createPortalLink, prunePortalLinks } from '../admin/portal-sessions.ts'
+
+/** Mails per second while requests are being answered (the pacer's trickle, C17). */
+const MAIL_RATE_BESIDE_REQUESTS = 50
 
 export interface ServeIo {
   readonly out: (line: string) => void
@@ -48,7 +51,10 @@ export async function serve(config: Config, options: { demo: boolean }, io: Serv
   app.endpointsChanged.add(() => dispatcher.refresh())
   const retention = eventRetention({ store, days: config.eventRetentionDays, log: logError })
   // C17: the customers' mails, when REPLENISH_SMTP_URL is set; paced apart from the webhooks.
-  const mailPacer = loadPacer({ requestsAnswered: () => answered })
+  // Mails trickle whenever requests are being answered, however busy the loop: a mail costs
+  // about 450 µs of CPU, and pacing only above 90 % of the loop let the drain and the pacing take
+  // turns every sample (bench:mail, docs/performance.md).
+  const mailPacer = requestPacer({ requestsAnswered: () => answered, rate: MAIL_RATE_BESIDE_REQUESTS })
   const mail = mailForServe(config, store, { create: createPortalLink, prune: prunePortalLinks }, logError, mailPacer)
   const routes = buildRoutes(app, metrics, [
     processing.metrics, () => webhookMetricsText(store, Date.now()), () => mailMetricsText(store, Date.now()),

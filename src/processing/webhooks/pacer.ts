@@ -61,5 +61,44 @@ export function loadPacer(o: PacerOptions): Pacer {
   }
 }
 
+/**
+ * Background work that always yields to requests (C17's mails): a trickle of `rate` per second
+ * while any request was answered in the last `windowMs`, full speed otherwise. It looks at the
+ * request counter at each ask, not on a timer: a sampled pacer let the drain run at full speed
+ * for up to a sample after the requests began, and those first requests waited behind it.
+ */
+export function requestPacer(o: { readonly requestsAnswered: () => number; readonly rate: number; readonly windowMs?: number }): Pacer {
+  const windowMs = o.windowMs ?? 250
+  let seen = o.requestsAnswered()
+  let lastRequestAt = Number.NEGATIVE_INFINITY
+  let tokens = 0
+  let refilledAt = performance.now()
+  const isBusy = (now: number): boolean => {
+    const answered = o.requestsAnswered()
+    if (answered !== seen) {
+      seen = answered
+      lastRequestAt = now
+    }
+    return now - lastRequestAt < windowMs
+  }
+  return {
+    delay() {
+      const now = performance.now()
+      if (!isBusy(now)) return 0
+      tokens = Math.min(o.rate / 10, tokens + ((now - refilledAt) * o.rate) / 1000)
+      refilledAt = now
+      if (tokens >= 1) {
+        tokens--
+        return 0
+      }
+      return Math.ceil(((1 - tokens) * 1000) / o.rate)
+    },
+    get busy() {
+      return isBusy(performance.now())
+    },
+    stop() {},
+  }
+}
+
 /** No pacing: every delivery goes at once (tests, and a dispatcher that serves no requests). */
 export const noPacing: Pacer = { delay: () => 0, busy: false, stop() {} }

@@ -1,11 +1,12 @@
 /**
  * Requests before deliveries (pacer.ts): deliveries are held to a trickle only while the event
  * loop is saturated and requests are being answered; a loop busy with deliveries alone, or one
- * with slack, lets them all go.
+ * with slack, lets them all go. The mails' pacer (requestPacer) holds them back whenever requests
+ * are being answered.
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { loadPacer } from '../../../src/processing/webhooks/pacer.ts'
+import { loadPacer, requestPacer } from '../../../src/processing/webhooks/pacer.ts'
 
 /** Keeps the loop busy for `ms`, in slices that let timers run, counting a "request" per slice when asked. */
 async function saturate(ms: number, onSlice: () => void): Promise<void> {
@@ -49,4 +50,22 @@ test('a loop saturated without requests (deliveries alone) is not held back', as
   } finally {
     pacer.stop()
   }
+})
+
+test('requestPacer (the mails): a request answered holds them to its rate at once, however idle the loop; a quiet window lets them go', async () => {
+  let answered = 0
+  const pacer = requestPacer({ requestsAnswered: () => answered, rate: 50, windowMs: 100 })
+  assert.equal(pacer.busy, false)
+  for (let i = 0; i < 100; i++) assert.equal(pacer.delay(), 0, 'no request yet: full speed')
+  answered++
+  // No sample to wait for: the next ask already sees the request.
+  assert.equal(pacer.busy, true)
+  let allowed = 0
+  while (pacer.delay() === 0 && allowed < 1000) allowed++
+  assert.ok(allowed <= 5, `${allowed} mails allowed at once beside a request (a tenth of a second at 50/s)`)
+  const wait = pacer.delay()
+  assert.ok(wait > 0 && wait <= 20, `wait ${wait} ms: one mail per 20 ms`)
+  await new Promise((resolve) => setTimeout(resolve, 150)) // no request for longer than the window
+  assert.equal(pacer.busy, false)
+  for (let i = 0; i < 1000; i++) assert.equal(pacer.delay(), 0)
 })
