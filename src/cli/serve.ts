@@ -9,7 +9,7 @@ import { buildApp, buildRoutes, corsOptions, openConfiguredStore } from './app.t
 import { seedDemo } from './demo.ts'
 import { processingForServe } from '../processing/in-serve.ts'
 import { webhookDispatcher } from '../processing/webhooks/dispatcher.ts'
-import { loadPacer, requestPacer } from '../processing/webhooks/pacer.ts'
+import { loadPacer, requestPacer } from '../processing/pacer.ts'
 import { webhookMetricsText } from '../processing/webhooks/metrics.ts'
 import { eventRetention } from '../processing/event-retention.ts'
 import { mailForServe } from '../processing/mail/in-serve.ts'

@@ -1,6 +1,6 @@
 import type { Config } from '../../config.ts'
 import type { Store, Tx } from '../../store/api.ts'
-import type { Pacer } from '../webhooks/pacer.ts'
+import type { Pacer } from '../pacer.ts'
 import { mailSender, type Sender, type SenderOptions } from './sender.ts'
 import { smtpTransport, type SmtpTimeouts } from './transport.ts'
 

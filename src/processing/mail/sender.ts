@@ -1,6 +1,6 @@
 import { afterFailure } from '../../domain/webhook-schedule.ts'
 import type { EmailOutcome, MailAttempt, Store, Tx } from '../../store/api.ts'
-import { noPacing, type Pacer } from '../webhooks/pacer.ts'
+import { noPacing, type Pacer } from '../pacer.ts'
 import { composeMail, itemIdsOf, withObject, type ClaimedEmail, type MailSettings } from './compose.ts'
 import type { MailTransport, SmtpResult } from './transport.ts'
 

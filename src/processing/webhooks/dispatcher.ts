@@ -3,7 +3,7 @@ import { attemptSigner, signingSecrets, type SignatureHeaders } from '../../doma
 import type { DeliveryOutcome, DueDelivery, Store, WebhookEndpoint } from '../../store/api.ts'
 import { DELIVERY_TIMEOUT_MS } from '../../domain/webhook-schedule.ts'
 import { newTarget, post, type Sent, type Target } from './send.ts'
-import { noPacing, type Pacer } from './pacer.ts'
+import { noPacing, type Pacer } from '../pacer.ts'
 import { Slots } from './slots.ts'
 
 /**

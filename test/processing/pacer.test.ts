@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { loadPacer, requestPacer } from '../../../src/processing/webhooks/pacer.ts'
+import { loadPacer, requestPacer } from '../../src/processing/pacer.ts'
 
 /** Keeps the loop busy for `ms`, in slices that let timers run, counting a "request" per slice when asked. */
 async function saturate(ms: number, onSlice: () => void): Promise<void> {
