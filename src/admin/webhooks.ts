@@ -97,9 +97,13 @@ export const createWebhookEndpoint = (app: App): ApiHandler => async (ctx, call)
   return changed(app, await call.commit(async (tx) => ok(render(await tx.webhooks.createEndpoint({ ...fields, secret }), secret), 201)))
 }
 
-/** The reply, once the change it reports has committed and the dispatcher was told. */
-function changed<T>(app: App, reply: T): T {
-  for (const listener of app.endpointsChanged) listener()
+/**
+ * The reply, once the change it reports has committed and the dispatcher has read it: answering
+ * before its read let the dispatcher post an event made right after a new url to the old one
+ * (seen in CI on PostgreSQL).
+ */
+async function changed<T>(app: App, reply: T): Promise<T> {
+  await Promise.all([...app.endpointsChanged].map((listener) => listener()))
   return reply
 }
 

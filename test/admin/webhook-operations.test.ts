@@ -156,7 +156,17 @@ test('a new url takes effect at once: later deliveries go to the new address onl
   const before = await startReceiver(t)
   const after = await startReceiver(t)
   const endpoint = await register(server, before.url)
-  startDispatcher(server)
+  // The dispatcher's reads of the endpoints made slow: the PATCH is answered only once the
+  // dispatcher has read the new url, so the events made right after it cannot go to the old one
+  // (they did in CI on PostgreSQL when the answer came first).
+  const webhooks = server.store.webhooks
+  const slowWebhooks = Object.create(webhooks, {
+    listEndpoints: { value: async (...args: Parameters<typeof webhooks.listEndpoints>) => {
+      await sleep(300)
+      return webhooks.listEndpoints(...args)
+    } },
+  })
+  startDispatcher(server, { store: Object.create(server.store, { webhooks: { value: slowWebhooks } }) })
   await makeEvents(server, 1)
   await before.waitFor(1)
   assert.equal((await admin(server, 'PATCH', `/webhook_endpoints/${endpoint.id}`, { webhook_endpoint: { url: after.url } })).status, 200)

@@ -20,10 +20,12 @@ export interface App {
   /** stderr's error log (serve's, or a test's): work a request started but does not wait for reports here. */
   readonly logError: (entry: object) => void
   /**
-   * Called after a webhook endpoint is registered, deleted or given a new secret: serve's
-   * dispatcher reads its endpoints again at once (and once a second in any case).
+   * Called after a webhook endpoint is registered, changed, deleted or given a new secret:
+   * serve's dispatcher reads its endpoints again at once (and once a second in any case). The
+   * change is answered once every listener's promise has settled, so a delivery of a later event
+   * already goes where the change says (C18: a new url takes effect at once).
    */
-  readonly endpointsChanged: Set<() => void>
+  readonly endpointsChanged: Set<() => unknown>
 }
 
 export interface RequestLimits {

@@ -42,8 +42,11 @@ export interface DispatcherOptions {
 
 export interface Dispatcher {
   start(): void
-  /** Reads the endpoints again now (an endpoint was registered, deleted or rotated here). */
-  refresh(): void
+  /**
+   * Reads the endpoints again now (an endpoint was registered, changed, deleted or rotated here);
+   * resolves once a read begun after this call has ended (it never rejects: a failed read is logged).
+   */
+  refresh(): Promise<void>
   /** Stops posting; waits up to `graceMs` for requests in flight, records what finished. */
   stop(graceMs?: number): Promise<void>
 }
@@ -335,24 +338,26 @@ export function webhookDispatcher(o: DispatcherOptions): Dispatcher {
     }
   }
 
-  const refresh = (): void => {
-    if (stopped) return
-    if (refreshing) {
-      refreshing = refreshing.then(() => (stopped ? undefined : readEndpoints())).catch((err: unknown) => logError('webhook endpoints could not be read', err))
-      return
-    }
-    refreshing = readEndpoints()
+  const refresh = (): Promise<void> => {
+    if (stopped) return Promise.resolve()
+    // After the read under way, if any: that one may have read the endpoints before the change.
+    const next: Promise<void> = (refreshing ?? Promise.resolve())
+      .then(() => (stopped ? undefined : readEndpoints()))
       .catch((err: unknown) => logError('webhook endpoints could not be read', err))
       .finally(() => {
-        refreshing = undefined
+        if (refreshing === next) refreshing = undefined
       })
+    refreshing = next
+    return next
   }
 
   return {
     start() {
       if (refreshTimer || stopped) return
-      refresh()
-      refreshTimer = setInterval(refresh, o.refreshMs ?? DEFAULT_REFRESH_MS)
+      void refresh()
+      // The periodic read skips a tick while one is under way: reads slower than the period
+      // must not pile up behind each other.
+      refreshTimer = setInterval(() => void (refreshing ?? refresh()), o.refreshMs ?? DEFAULT_REFRESH_MS)
       refreshTimer.unref()
     },
     refresh,
