@@ -5,8 +5,8 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
-import { sleep, startDispatcher, startReceiver } from '../helpers/webhooks.ts'
+import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.ts'
+import { makeEvents, registerEndpoint, sleep, startDispatcher, startReceiver } from '../helpers/webhooks.ts'
 import { until } from '../helpers/wait.ts'
 import { testSql } from '../helpers/rows.ts'
 import { webhookMetricsText } from '../../src/processing/webhooks/metrics.ts'
@@ -25,15 +25,6 @@ const A = '/admin/api/v1'
 const admin = (server: TestServer, method: string, path: string) => server.request(method, `${A}${path}`, { key: ADMIN_TOKEN })
 const NOT_FOUND = { error: 'The resource you were looking for could not be found.' }
 
-async function register(server: TestServer, url: string): Promise<number> {
-  return (await server.request('POST', `${A}/webhook_endpoints`, { key: ADMIN_TOKEN, json: { webhook_endpoint: { url, events: ['*'] } } })).body.id
-}
-
-async function makeEvents(server: TestServer, n: number): Promise<void> {
-  const user = await seedUser(server.store)
-  for (let i = 0; i < n; i++) await createSubscription(server, user.key)
-}
-
 /** The endpoint's deliveries once `done` holds for them (a result is written after the receiver answered). */
 async function settled(server: TestServer, endpointId: number, done: (d: any[]) => boolean): Promise<any[]> {
   let list: any[] = []
@@ -44,7 +35,7 @@ async function settled(server: TestServer, endpointId: number, done: (d: any[]) 
 test('the delivery log: keyset pages, each delivery with its attempts; state filter strict; 404 for an unknown or deleted endpoint', async (t) => {
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
-  const endpoint = await register(server, rx.url)
+  const endpoint = (await registerEndpoint(server, rx.url)).id
   startDispatcher(server)
   await makeEvents(server, 3)
   const all = await settled(server, endpoint, (d) => d.length === 3 && d.every((x) => x.state === 'delivered'))
@@ -81,7 +72,7 @@ test('redeliver: a new attempt now, 200 with the delivery; a failed delivery tha
     res.statusCode = status
     res.end(String(status))
   })
-  const endpoint = await register(server, rx.url)
+  const endpoint = (await registerEndpoint(server, rx.url)).id
   startDispatcher(server, { retryBaseSeconds: 1, random: () => 0.5, retryWindowMs: 500 })
   await makeEvents(server, 1)
   const [failed] = await settled(server, endpoint, (d) => d[0]?.state === 'failed')
@@ -121,7 +112,7 @@ test('/metrics: pending per endpoint and the oldest one\'s age while a receiver 
     res.statusCode = up ? 204 : 500
     res.end()
   })
-  const endpoint = await register(server, rx.url)
+  const endpoint = (await registerEndpoint(server, rx.url)).id
   startDispatcher(server, { retryBaseSeconds: 1, random: () => 0 })
   const before = Date.now()
   await makeEvents(server, 3)

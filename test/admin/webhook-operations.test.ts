@@ -6,8 +6,8 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
-import { eventually, sleep, startDispatcher, startReceiver } from '../helpers/webhooks.ts'
+import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.ts'
+import { eventually, makeEvents, registerEndpoint, sleep, startDispatcher, startReceiver } from '../helpers/webhooks.ts'
 import { testSql } from '../helpers/rows.ts'
 
 const A = '/admin/api/v1'
@@ -17,25 +17,14 @@ const DISABLED = { error: 'This webhook endpoint is disabled; enable it (disable
 const admin = (server: TestServer, method: string, path: string, json?: unknown) =>
   server.request(method, `${A}${path}`, { key: ADMIN_TOKEN, ...(json === undefined ? {} : { json }) })
 
-async function register(server: TestServer, url: string, events: string[] = ['*']): Promise<any> {
-  const res = await admin(server, 'POST', '/webhook_endpoints', { webhook_endpoint: { url, events } })
-  assert.equal(res.status, 201, res.text)
-  return res.body
-}
-
-async function makeEvents(server: TestServer, n: number): Promise<void> {
-  const user = await seedUser(server.store)
-  for (let i = 0; i < n; i++) await createSubscription(server, user.key)
-}
-
 const deliveriesOf = async (server: TestServer, endpointId: number): Promise<any[]> =>
   (await admin(server, 'GET', `/webhook_endpoints/${endpointId}/deliveries?limit=100`)).body.deliveries
 
 test('GET /deliveries lists every endpoint\'s deliveries by id, by state, in keyset pages; a deleted endpoint\'s are not shown', async (t) => {
   const server = await startTestServer(t)
-  const a = await register(server, 'http://127.0.0.1:9/a')
-  const b = await register(server, 'http://127.0.0.1:9/b')
-  const gone = await register(server, 'http://127.0.0.1:9/gone')
+  const a = await registerEndpoint(server, 'http://127.0.0.1:9/a')
+  const b = await registerEndpoint(server, 'http://127.0.0.1:9/b')
+  const gone = await registerEndpoint(server, 'http://127.0.0.1:9/gone')
   await makeEvents(server, 3) // 3 deliveries for each endpoint, made in event order: a, b, gone, a, b, gone, …
   assert.equal((await admin(server, 'DELETE', `/webhook_endpoints/${gone.id}`)).status, 200)
   const rows = await testSql(server.store).all('SELECT id, endpoint_id FROM webhook_deliveries ORDER BY id')
@@ -83,7 +72,7 @@ test('GET /deliveries refuses bad parameters with a 422 naming each (C13)', asyn
 
 test('PATCH changes only the fields given; wrong ones are 422s that change nothing; an unknown endpoint is 404', async (t) => {
   const server = await startTestServer(t)
-  const endpoint = await register(server, 'http://127.0.0.1:9/hooks', ['installment.created'])
+  const endpoint = await registerEndpoint(server, 'http://127.0.0.1:9/hooks', ['installment.created'])
   const { secret: _secret, ...created } = endpoint
   assert.equal(created.disabled, false)
 
@@ -123,8 +112,8 @@ test('a disabled endpoint gets no new deliveries and sends none, its pending one
     res.end()
   })
   const other = await startReceiver(t)
-  const endpoint = await register(server, rx.url)
-  const otherEndpoint = await register(server, other.url)
+  const endpoint = await registerEndpoint(server, rx.url)
+  const otherEndpoint = await registerEndpoint(server, other.url)
   startDispatcher(server, { retryBaseSeconds: 1, random: () => 0 }) // retries 0.8 s apart
   await makeEvents(server, 2)
   await rx.waitFor(2)
@@ -155,7 +144,7 @@ test('a new url takes effect at once: later deliveries go to the new address onl
   const server = await startTestServer(t)
   const before = await startReceiver(t)
   const after = await startReceiver(t)
-  const endpoint = await register(server, before.url)
+  const endpoint = await registerEndpoint(server, before.url)
   // The dispatcher's reads of the endpoints made slow: the PATCH is answered only once the
   // dispatcher has read the new url, so the events made right after it cannot go to the old one
   // (they did in CI on PostgreSQL when the answer came first).
@@ -183,8 +172,8 @@ test('POST …/test delivers a webhook.test event to that endpoint alone and ans
     res.end('{"received":true}')
   })
   const bystander = await startReceiver(t)
-  const endpoint = await register(server, rx.url, ['installment.created'])
-  await register(server, bystander.url, ['*'])
+  const endpoint = await registerEndpoint(server, rx.url, ['installment.created'])
+  await registerEndpoint(server, bystander.url, ['*'])
   startDispatcher(server)
 
   const res = await admin(server, 'POST', `/webhook_endpoints/${endpoint.id}/test`)
@@ -214,7 +203,7 @@ test('a test that fails is a pending delivery with its retry scheduled; a disabl
     res.statusCode = 500
     res.end('not today')
   })
-  const endpoint = await register(server, rx.url)
+  const endpoint = await registerEndpoint(server, rx.url)
   const res = await admin(server, 'POST', `/webhook_endpoints/${endpoint.id}/test`)
   assert.equal(res.status, 200)
   assert.deepEqual([res.body.state, res.body.attempts[0].status_code, res.body.attempts[0].response_body], ['pending', 500, 'not today'])

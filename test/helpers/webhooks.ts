@@ -2,7 +2,8 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net'
 import type { TestContext } from 'node:test'
 import { webhookDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/processing/webhooks/dispatcher.ts'
-import type { TestServer } from './server.ts'
+import assert from 'node:assert/strict'
+import { ADMIN_TOKEN, createSubscription, seedUser, type TestServer } from './server.ts'
 
 /** A request a receiver got: when, its headers, its raw body. */
 export interface Received {
@@ -74,6 +75,19 @@ export function startDispatcher(server: TestServer, options: Partial<DispatcherO
   dispatcher.start()
   server.beforeClose(() => dispatcher.stop(100))
   return dispatcher
+}
+
+/** Registers an endpoint through the admin API (201 required) and answers its body, secret included. */
+export async function registerEndpoint(server: TestServer, url: string, events: string[] = ['*']): Promise<{ id: number; secret: string } & Record<string, any>> {
+  const res = await server.request('POST', '/admin/api/v1/webhook_endpoints', { key: ADMIN_TOKEN, json: { webhook_endpoint: { url, events } } })
+  assert.equal(res.status, 201, res.text)
+  return res.body
+}
+
+/** `n` events: a `subscription.created` each, for one new customer. */
+export async function makeEvents(server: TestServer, n: number): Promise<void> {
+  const user = await seedUser(server.store)
+  for (let i = 0; i < n; i++) await createSubscription(server, user.key)
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))

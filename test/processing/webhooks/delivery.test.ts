@@ -6,25 +6,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
-import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestServer } from '../../helpers/server.ts'
-import { eventually, sleep, startDispatcher, startReceiver, type Received } from '../../helpers/webhooks.ts'
+import { ADMIN_TOKEN, startTestServer, type TestServer } from '../../helpers/server.ts'
+import { eventually, makeEvents, registerEndpoint, sleep, startDispatcher, startReceiver, type Received } from '../../helpers/webhooks.ts'
 import { webhookDispatcher } from '../../../src/processing/webhooks/dispatcher.ts'
 import { testSql } from '../../helpers/rows.ts'
 import { until } from '../../helpers/wait.ts'
 
 const A = '/admin/api/v1'
-
-async function register(server: TestServer, url: string, events: string[] = ['*']): Promise<{ id: number; secret: string }> {
-  const res = await server.request('POST', `${A}/webhook_endpoints`, { key: ADMIN_TOKEN, json: { webhook_endpoint: { url, events } } })
-  assert.equal(res.status, 201, res.text)
-  return res.body
-}
-
-/** `n` events: one subscription.created each. */
-async function makeEvents(server: TestServer, n: number): Promise<void> {
-  const user = await seedUser(server.store)
-  for (let i = 0; i < n; i++) await createSubscription(server, user.key)
-}
 
 const signaturesOf = (header: string): { t: number; v1: string[] } => {
   const parts = header.split(',').map((p) => p.split('=') as [string, string])
@@ -48,7 +36,7 @@ async function deliveriesWhen(server: TestServer, endpointId: number, what: stri
 test('a delivery posts the event as the feed shows it, with Replenish-Event-Id and a signature that verifies', async (t) => {
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
-  const endpoint = await register(server, rx.url)
+  const endpoint = await registerEndpoint(server, rx.url)
   startDispatcher(server)
   const before = Math.floor(Date.now() / 1000)
   await makeEvents(server, 1)
@@ -69,7 +57,7 @@ test('500, 500, 200 → three attempts, the second retry six times later than th
     res.statusCode = i < 2 ? 500 : 200
     res.end(i < 2 ? 'try later' : 'ok')
   })
-  const endpoint = await register(server, rx.url)
+  const endpoint = await registerEndpoint(server, rx.url)
   // The draw fixed at the middle of the jitter range: the delays are their nominal 1 s and 6 s.
   startDispatcher(server, { retryBaseSeconds: 1, random: () => 0.5 })
   await makeEvents(server, 1)
@@ -96,8 +84,8 @@ test('a hanging receiver does not delay another endpoint', async (t) => {
   const server = await startTestServer(t)
   const hanging = await startReceiver(t, () => {}) // never answers
   const healthy = await startReceiver(t)
-  await register(server, hanging.url)
-  await register(server, healthy.url)
+  await registerEndpoint(server, hanging.url)
+  await registerEndpoint(server, healthy.url)
   // 8 sockets for two endpoints: a share of 4 each. The hanging one's requests never time out
   // during the test: were the healthy endpoint's deliveries to wait for them, they would never
   // arrive (rather than arriving late, which a busy machine also does).
@@ -118,7 +106,7 @@ test('issue 25: a request left unanswered does not hold back the endpoint\'s oth
     res.statusCode = i === 1 ? 500 : 200
     res.end()
   })
-  const endpoint = await register(server, rx.url)
+  const endpoint = await registerEndpoint(server, rx.url)
   // One place, and a time-out far beyond the test: before issue 25 nothing else went until it ran out.
   startDispatcher(server, { concurrency: 1, timeoutMs: 120_000, retryBaseSeconds: 1 })
   await makeEvents(server, 5)
@@ -141,7 +129,7 @@ test('after DELETE nothing more is sent to the endpoint, pending retries include
     res.statusCode = 503
     res.end()
   })
-  const endpoint = await register(server, rx.url)
+  const endpoint = await registerEndpoint(server, rx.url)
   startDispatcher(server, { retryBaseSeconds: 1, random: () => 0, pacer: { delay: () => (held ? 20 : 0), busy: false, stop() {} } }) // first retry 0.8 s later
   await makeEvents(server, 2)
   await rx.waitFor(2)
@@ -162,7 +150,7 @@ test('after DELETE nothing more is sent to the endpoint, pending retries include
 test('after rotate_secret deliveries carry two v1= entries, the new secret first; one again once the old one expires', async (t) => {
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
-  const endpoint = await register(server, rx.url)
+  const endpoint = await registerEndpoint(server, rx.url)
   // Rotated before the dispatcher starts: a dispatcher already reading the endpoints when the
   // rotation commits may post the next delivery before its next read (within a second; the old
   // secret is valid for a day), which would make this test a race. The expiry below is read by
@@ -200,7 +188,7 @@ test('a redirect is not followed: it is a failed attempt naming the Location', a
     res.writeHead(307, { location: elsewhere.url })
     res.end()
   })
-  const endpoint = await register(server, rx.url)
+  const endpoint = await registerEndpoint(server, rx.url)
   startDispatcher(server, { retryBaseSeconds: 60 })
   await makeEvents(server, 1)
   await rx.waitFor(1)
@@ -219,8 +207,8 @@ test('at most 1 KiB of an answer is kept; no answer within the time-out is a fai
     res.end('é'.repeat(3000))
   })
   const silent = await startReceiver(t, () => {})
-  const bigEndpoint = await register(server, big.url)
-  const silentEndpoint = await register(server, silent.url)
+  const bigEndpoint = await registerEndpoint(server, big.url)
+  const silentEndpoint = await registerEndpoint(server, silent.url)
   startDispatcher(server, { retryBaseSeconds: 60, timeoutMs: 300 })
   await makeEvents(server, 1)
   const recorded = (l: any[]): boolean => l[0]?.attempts.length === 1
@@ -237,7 +225,7 @@ test('a delivery not accepted within the retry window is failed, and counted so'
     res.statusCode = 500
     res.end()
   })
-  const endpoint = await register(server, rx.url)
+  const endpoint = await registerEndpoint(server, rx.url)
   // A 2 s window: the first retry (1 s) falls inside it, the second (6 s later) would not.
   startDispatcher(server, { retryBaseSeconds: 1, random: () => 0.5, retryWindowMs: 2_000 })
   await makeEvents(server, 1)
@@ -256,7 +244,7 @@ test('pending deliveries survive a stop: a new dispatcher on the same store send
     res.statusCode = up ? 200 : 500
     res.end()
   })
-  const endpoint = await register(server, rx.url)
+  const endpoint = await registerEndpoint(server, rx.url)
   const first = startDispatcher(server, { retryBaseSeconds: 1, random: () => 0 })
   await makeEvents(server, 5)
   await rx.waitFor(5)
@@ -275,7 +263,7 @@ for (const [due, events] of [['something', 3], ['nothing', 0]] as const) {
   test(`a stop while the worker reads what is due ends once that read returns (it does not wait for ever): ${due} due`, async (t) => {
     const server = await startTestServer(t)
     const rx = await startReceiver(t)
-    await register(server, rx.url)
+    await registerEndpoint(server, rx.url)
     await makeEvents(server, events)
     // The worker's first look for due deliveries is held until the stop has begun.
     let release = (): void => {}
@@ -309,7 +297,7 @@ for (const [due, events] of [['something', 3], ['nothing', 0]] as const) {
 test('while the pacer holds deliveries back nothing is posted; once it lets go, everything is', async (t) => {
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
-  await register(server, rx.url)
+  await registerEndpoint(server, rx.url)
   let held = true
   startDispatcher(server, { pacer: { delay: () => (held ? 20 : 0), busy: false, stop() {} } })
   await makeEvents(server, 5)

@@ -9,17 +9,11 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { IncomingHttpHeaders } from 'node:http'
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
-import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer, type TestServer } from '../../helpers/server.ts'
-import { startDispatcher, startReceiver, type Received } from '../../helpers/webhooks.ts'
+import { ADMIN_TOKEN, createSubscription, seedUser, startTestServer } from '../../helpers/server.ts'
+import { registerEndpoint, startDispatcher, startReceiver, type Received } from '../../helpers/webhooks.ts'
 import { testSql } from '../../helpers/rows.ts'
 
 const A = '/admin/api/v1'
-
-async function register(server: TestServer, url: string): Promise<{ id: number; secret: string }> {
-  const res = await server.request('POST', `${A}/webhook_endpoints`, { key: ADMIN_TOKEN, json: { webhook_endpoint: { url, events: ['*'] } } })
-  assert.equal(res.status, 201, res.text)
-  return res.body
-}
 
 /** The request's headers as the library takes them (single values). */
 const headersOf = (r: Received): Record<string, string> => {
@@ -41,7 +35,7 @@ const verifies = (secret: string, r: Received): boolean => {
 test('a delivery verifies with the standardwebhooks library and the endpoint\'s secret as shown; webhook-id is the event id', async (t) => {
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
-  const endpoint = await register(server, rx.url)
+  const endpoint = await registerEndpoint(server, rx.url)
   startDispatcher(server)
   const user = await seedUser(server.store)
   await createSubscription(server, user.key)
@@ -62,7 +56,7 @@ test('a delivery verifies with the standardwebhooks library and the endpoint\'s 
 test('after rotate_secret webhook-signature has two v1 entries, the new secret\'s first; either secret verifies; a redelivery verifies too', async (t) => {
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
-  const endpoint = await register(server, rx.url)
+  const endpoint = await registerEndpoint(server, rx.url)
   const rotated = (await server.request('POST', `${A}/webhook_endpoints/${endpoint.id}/rotate_secret`, { key: ADMIN_TOKEN })).body.secret as string
   startDispatcher(server)
   const user = await seedUser(server.store)
@@ -86,7 +80,7 @@ test('after rotate_secret webhook-signature has two v1 entries, the new secret\'
 test('a secret made before the base64 format signs with its decoded bytes: the library verifies with its base64 form, and cannot read it as it is', async (t) => {
   const server = await startTestServer(t)
   const rx = await startReceiver(t)
-  const endpoint = await register(server, rx.url)
+  const endpoint = await registerEndpoint(server, rx.url)
   // A secret as replenish made them before issue 29: base64url, no padding (this one has a - and a _).
   const bytes = Buffer.from('fb'.repeat(31) + 'ff', 'hex')
   const legacy = `whsec_${bytes.toString('base64url')}`
