@@ -388,3 +388,38 @@ test('e-mail settings (C17): the customer turns e-mails off and picks a language
     assert.deepEqual(problems, [])
   }
 })
+
+test('"Add to my next delivery only" at both sizes: a refusal stands beside the add form, focused; added, the line is one_time and marked "Next delivery only"', async (t) => {
+  const h = await startHarness(t)
+  const catalog = await seedCatalog(h.server)
+  for (const size of SIZES) {
+    const { user, sub } = await seedCustomer(h.server, catalog, `once-${size.name}@example.com`)
+    const { page, problems } = await h.newPage({ viewport: size })
+    await page.goto(await portalLink(h.server, user.id))
+    await page.goto(`${h.server.url}/portal/#/subscriptions/${sub.id}`)
+    await page.getByRole('heading', { name: `Subscription #${sub.id}` }).waitFor()
+
+    await page.getByLabel('Add an item').selectOption({ label: 'Secret Oolong' })
+    await page.getByLabel('Add to my next delivery only').check()
+    await page.getByLabel('Quantity', { exact: true }).fill('0')
+    await page.getByRole('button', { name: 'Add', exact: true }).click()
+    const refusal = page.locator('#add-outcome [role="alert"]')
+    await refusal.filter({ hasText: 'Quantity: must be greater than 0' }).waitFor()
+    assert.equal((await focused(page)).id, 'add-outcome-message')
+    assert.ok(await inView(page, '#add-outcome-message'), 'the message is on screen')
+    assert.equal((await apiView(h.server, user.key, sub.id)).sub.line_items.length, 2, 'nothing added')
+    await axe(t, page, `refused one-time add (${size.name})`)
+
+    await page.getByLabel('Quantity', { exact: true }).fill('1')
+    assert.equal(await page.getByLabel('Add to my next delivery only').isChecked(), true, 'the box stays ticked after the refusal')
+    await page.getByRole('button', { name: 'Add', exact: true }).click()
+    await notice(page, 'The item was added to your next delivery only.')
+    const api = await apiView(h.server, user.key, sub.id)
+    assert.deepEqual(api.sub.line_items.map((li: any) => [li.subscribable_id, li.one_time]).at(-1), [catalog.tea.id, true])
+    const line = page.locator('li.item').filter({ has: page.locator('.item-name', { hasText: 'Secret Oolong' }) })
+    await line.getByText('Next delivery only').waitFor()
+    await fits(page)
+    await axe(t, page, `one-time line (${size.name})`)
+    assert.deepEqual(problems, [])
+  }
+})

@@ -98,11 +98,16 @@ class DetailView implements SubscriptionView {
 
   /**
    * Redraws from the record. What the customer typed and did not send yet stays typed (the
-   * inputs whose value is not the one drawn); so does the refused form's input after a refusal.
+   * inputs whose value is not the one drawn, the boxes not as drawn); so does the refused form's
+   * input after a refusal.
    */
   private render(said?: Said): void {
-    const drafts = new Map<string, string>()
+    const drafts = new Map<string, string | boolean>()
     for (const input of this.content.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input[id], select[id]')) {
+      if (input instanceof HTMLInputElement && input.type === 'checkbox') {
+        if (input.checked !== input.defaultChecked) drafts.set(input.id, input.checked)
+        continue
+      }
       const drawn = input instanceof HTMLSelectElement ? [...input.options].find((o) => o.defaultSelected)?.value ?? input.options[0]?.value : input.defaultValue
       if (input.value !== drawn) drafts.set(input.id, input.value)
     }
@@ -113,7 +118,9 @@ class DetailView implements SubscriptionView {
     replace(this.content, this.summary(), deliveryCard(this), itemsCard(this), scheduleCard(this), deliveriesCard(this), addressCard(this), this.history())
     for (const [id, value] of drafts) {
       const input = byId(this.content, id)
-      if (input instanceof HTMLInputElement || input instanceof HTMLSelectElement) input.value = value
+      if (typeof value === 'boolean') {
+        if (input instanceof HTMLInputElement) input.checked = value
+      } else if (input instanceof HTMLInputElement || input instanceof HTMLSelectElement) input.value = value
     }
     if (said !== undefined) {
       const slot = byId(this.content, `${said.at}-outcome`) ?? byId(this.content, `${said.card}-outcome`)
