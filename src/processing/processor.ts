@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Clock } from '../clock.ts'
 import { PROCESSOR_UNIT, type Store, type Unit } from '../store/api.ts'
-import { addCounts, dueWalk, endBatch, noCounts, processBatch, retryBatch } from './batch.ts'
+import { addCounts, dueWalk, endBatch, indexWalkMax, noCounts, processBatch, retryBatch } from './batch.ts'
 import { acquireLease, newHolder, releaseLease, renewLease } from './lease.ts'
 import { LockSharing, RowBudget } from './pacing.ts'
 import { announceUpcoming } from './upcoming.ts'
+import { upcomingHorizon } from '../domain/upcoming.ts'
 
 /**
  * One processor run (C9): every due subscription, then subscriptions whose end date passed,
@@ -59,7 +60,7 @@ export interface RunSummary {
   readonly resumed: number
   readonly retriesDue: number
   readonly abandoned: number
-  /** Subscriptions told of their next delivery (C17). */
+  /** Subscriptions told of their next delivery (C17): as the walk moved them, and in the last phase. */
   readonly upcoming: number
   readonly completed: boolean
   readonly elapsedMs: number
@@ -82,8 +83,7 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
   const counts = noCounts()
   let examined = 0
   let total = 0
-  let upcoming = 0
-  const summary = (ran: boolean, completed: boolean): RunSummary => ({ ran, asOf: today, examined, total, ...counts, upcoming, completed, elapsedMs: performance.now() - started })
+  const summary = (ran: boolean, completed: boolean): RunSummary => ({ ran, asOf: today, examined, total, ...counts, completed, elapsedMs: performance.now() - started })
   const holder = newHolder()
   if (!(await acquireLease(store, holder, { wait: options.waitForLease ?? false, signal: options.signal, onWait: options.onWait }))) {
     return summary(false, false)
@@ -97,32 +97,43 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
     return await store.bulk(async () => {
       const runId = await write((tx) => tx.leases.startRun(holder, today, new Date().toISOString()))
 
-      total = await store.installments.countDue(today)
-      const walk = await dueWalk(store, today, total, batch)
       // Each phase sizes its units by its own rows' cost; all leave the lock free between units
       // while another process writes (pacing.ts).
       const sharing = new LockSharing(() => store.externalChanges())
-      // Floors that skips left behind and that have come due are lifted first, in batches, so that
-      // the walk through the index and every later /readyz step over none of them. Each batch reads
-      // at most the due rows (few, or the walk would go by id) besides the floors it lifts; a run
-      // that walks by id does not need it, and the next run lifts them.
-      const lifts = new RowBudget(sharing, batch)
-      for (let full = walk.byIndex; full && !stopped(); await sharing.pause()) {
-        full = await write(async (tx) => {
-          const limit = lifts.begin()
-          await renewLease(tx, holder)
-          const n = await tx.installments.liftDueFloors(today, limit)
-          lifts.end(n)
-          return n === limit
-        })
+      // Counted from the due index alone (the floors up to today), which counts too the rows a skip
+      // has moved past today whose floors trail behind. Few due (the walk then goes through the
+      // index), those floors are lifted to their rows' dates first, in batches, so that the walk
+      // and every later /readyz step over none of them, and the count is made again, exact. Many
+      // due (the walk goes by id), the count stays an upper bound by those few rows: exact, it
+      // would read every due row once more (1.2 s for a million), and the next run lifts them.
+      total = await store.installments.countDue(today)
+      if (total <= indexWalkMax(batch)) {
+        const lifts = new RowBudget(sharing, batch)
+        let lifted = 0
+        for (let full = true; full && !stopped(); await sharing.pause()) {
+          const unit = await write(async (tx) => {
+            const limit = lifts.begin()
+            await renewLease(tx, holder)
+            const n = await tx.installments.liftDueFloors(today, limit)
+            lifts.end(n)
+            return { n, full: n === limit }
+          })
+          lifted += unit.n
+          full = unit.full
+        }
+        if (lifted > 0) total = await store.installments.countDue(today)
       }
+      const walk = await dueWalk(store, today, total, batch)
+      // C17's window: a subscription the walk moves into it is told of its date in the same unit.
+      const days = options.upcomingDays ?? 0
+      const horizon = days > 0 ? upcomingHorizon(today, days) : undefined
       const due = new RowBudget(sharing, batch)
       for (let more = true; more && !stopped(); await sharing.pause()) {
         const unit = await write(async (tx) => {
           const limit = due.begin()
           await renewLease(tx, holder)
           const { rows, next } = await walk.read(tx, limit)
-          const made = await processBatch(tx, rows, today, new Date().toISOString())
+          const made = await processBatch(tx, rows, today, new Date().toISOString(), horizon)
           due.end(rows.length)
           return { next, examined: rows.length, made }
         })
@@ -149,7 +160,7 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
             await renewLease(tx, holder)
             const read = await tx.installments.dueByDate(today, at.date, at.id, limit)
             const rows = read.filter((r) => r.has_items)
-            const made = await processBatch(tx, rows, today, new Date().toISOString())
+            const made = await processBatch(tx, rows, today, new Date().toISOString(), horizon)
             due.end(read.length)
             const last = read[read.length - 1]
             return { after: last ? { date: last.due_floor ?? '', id: last.id } : at, full: read.length === limit, examined: rows.length, made }
@@ -197,8 +208,8 @@ export async function runProcessor(store: Store, options: ProcessOptions): Promi
       }
 
       // Last, so that the dates this run moved are the ones told of (C17).
-      upcoming = await announceUpcoming(store, {
-        today, days: options.upcomingDays ?? 0, batch, sharing, stopped, inUnit: (tx) => renewLease(tx, holder),
+      counts.upcoming += await announceUpcoming(store, {
+        today, days, batch, sharing, stopped, inUnit: (tx) => renewLease(tx, holder),
       })
 
       if (stopped()) return summary(true, false)

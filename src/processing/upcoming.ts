@@ -40,10 +40,7 @@ export async function announceUpcoming(store: Store, w: UpcomingWalk): Promise<n
         return date === undefined ? [] : [{ id: r.id, date }]
       })
       const marked = await tx.upcoming.mark(plans)
-      for (const id of marked) {
-        const body = (await tx.subscriptions.renderJson(id, false))?.body
-        if (body !== undefined) await tx.events.recordJson('subscription.upcoming', id, body)
-      }
+      await tx.events.recordSubscriptions('subscription.upcoming', marked)
       budget.end(rows.length)
       const last = rows[rows.length - 1]
       return { after: last ? { floor: last.due_floor ?? '', id: last.id } : at, full: rows.length === limit, told: marked.length }

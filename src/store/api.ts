@@ -441,6 +441,10 @@ export interface InstallmentReads {
   countRetriesDue(nowIso: string): Promise<number>
   /** The oldest date of a subscription that is due and has something to deliver (/metrics, /readyz). */
   oldestDue(today: string): Promise<string | null>
+  /**
+   * Acting subscriptions whose floor (the due index's key) is up to `today`: the due ones, and
+   * those a skip moved past today whose floors were not lifted yet (`liftDueFloors`).
+   */
   countDue(today: string): Promise<number>
   maxSubscriptionId(): Promise<number>
 }
@@ -691,10 +695,24 @@ export interface SubscriptionsTx extends SubscriptionReads {
  * events with SQL of its own (the processor's bulk `installment.created`) binds the same three
  * columns (`actor_type`, `actor_id`, `request_id`) from the context its repository was given.
  */
+/** An event just recorded, and its subscription. */
+export interface RecordedEvent {
+  readonly subscriptionId: number
+  readonly eventId: number
+}
+
 export interface EventsTx extends EventReads {
   /** Records an event whose object is already JSON text (the C3 body); answers its id. */
   recordJson(type: string, subscriptionId: number | null, objectJson: string): Promise<number>
   record(type: string, subscriptionId: number | null, object: object): Promise<number>
+  /**
+   * Records `type` for each of `subscriptionIds` that exists, its object the subscription's C3
+   * body as it now stands: the processor's events in bulk (C17's upcoming deliveries), one
+   * statement where the backend renders bodies itself. Answers each event with its subscription,
+   * in id order. A subscription event only: whether it makes a mail follows from its type alone
+   * (domain/mail/kinds.ts), so the outbox needs no object.
+   */
+  recordSubscriptions(type: `subscription.${string}`, subscriptionIds: readonly number[]): Promise<RecordedEvent[]>
   /**
    * Retention (C13): deletes at most `limit` of the oldest events made before `beforeIso`, with
    * the deliveries of them (none pending: the caller's bound is older than every pending one);

@@ -11,6 +11,7 @@ import { createSubscription, seedSubscribable, seedUser, startTestServer, type T
 import { admin, eventTypes, processAsOf } from './helpers.ts'
 import { upcomingDate } from '../../src/domain/upcoming.ts'
 import { processingSchedule } from '../../src/processing/schedule.ts'
+import { runProcessor } from '../../src/processing/processor.ts'
 import { serviceClock } from '../../src/clock.ts'
 import { addDays } from '../../src/domain/dates.ts'
 
@@ -67,6 +68,31 @@ test('replenish process writes one event per subscription due within 3 days (the
   await processAsOf(server, addDays(TODAY, 5))
   assert.deepEqual(await toldOf(server, inOne.id), [addDays(TODAY, 1), addDays(TODAY, 8)])
   assert.deepEqual((await eventTypes(server.store, inOne.id)).slice(-3), ['subscription.upcoming', 'installment.created', 'subscription.upcoming'])
+})
+
+test('a subscription the run moves into the window is told of its new date by the same run, once, after its installment, without the one-time line it delivered', async (t) => {
+  const { server, alice, item, make } = await setup(t)
+  // Every two days: today's delivery moves it to TODAY + 2, inside the window.
+  const daily = await make({ interval_units: 'day', interval_length: 2, actionable_date: TODAY })
+  const once = await server.request('POST', `/api/v1/subscriptions/${daily.id}/line_items`, { key: alice.key, json: { subscription_line_item: { subscribable_id: item, quantity: 5, one_time: true } } })
+  assert.equal(once.status, 200, once.text)
+  const other = await make({ interval_units: 'day', interval_length: 2, actionable_date: TODAY })
+  // Units of one subscription: each is told in its own unit, not all in the run's last phase.
+  const run = await runProcessor(server.store, { clock: serviceClock('UTC', TODAY), batchSize: 1, upcomingDays: 3 })
+  assert.deepEqual([run.installments, run.upcoming], [2, 2])
+  const feed = (await admin(server, 'GET', '/events?limit=100')).body.events.filter((e: { type: string }) => e.type !== 'subscription.created' && e.type !== 'line_item.created')
+  assert.deepEqual(feed.map((e: { type: string; subscription_id: number }) => `${e.subscription_id} ${e.type}`), [
+    `${daily.id} installment.created`, `${daily.id} line_item.deleted`, `${daily.id} subscription.upcoming`,
+    `${other.id} installment.created`, `${other.id} subscription.upcoming`,
+  ])
+  assert.deepEqual(await toldOf(server, daily.id), [addDays(TODAY, 2)])
+  assert.deepEqual((await eventTypes(server.store, daily.id)).slice(-3), ['installment.created', 'line_item.deleted', 'subscription.upcoming'])
+  const [event] = (await admin(server, 'GET', '/events?type=subscription.upcoming&limit=1')).body.events
+  assert.deepEqual(event.data.object, (await admin(server, 'GET', `/subscriptions/${daily.id}`)).body, 'the subscription as the run left it')
+  assert.deepEqual(event.data.object.line_items.map((li: { one_time: boolean }) => li.one_time), [false])
+  await processAsOf(server, TODAY)
+  await processAsOf(server, addDays(TODAY, 1))
+  assert.deepEqual(await toldOf(server, daily.id), [addDays(TODAY, 2)], 'and not again by a later run')
 })
 
 test('a date that moves (a skip, an update) and comes within the window again gets its own event, even back to one told of before (the customer heard of the other since)', async (t) => {

@@ -1,5 +1,5 @@
 import { mailKindOf } from '../../domain/mail/kinds.ts'
-import type { EventsTx, Store, Tx, Unit, UnitContext } from '../../store/api.ts'
+import type { EventsTx, RecordedEvent, Store, Tx, Unit, UnitContext } from '../../store/api.ts'
 
 /**
  * The mail outbox's writer (C17): the store as the service uses it when e-mail is configured, whose
@@ -46,6 +46,16 @@ function eventsWithMail(tx: Tx): EventsTx {
         const id = await events.recordJson(type, subscriptionId, objectJson)
         await queue(type, subscriptionId, id, () => JSON.parse(objectJson))
         return id
+      },
+    },
+    recordSubscriptions: {
+      enumerable: true,
+      value: async (type: `subscription.${string}`, subscriptionIds: readonly number[]): Promise<RecordedEvent[]> => {
+        const recorded = await events.recordSubscriptions(type, subscriptionIds)
+        // A subscription event's kind of mail follows from its type: its object is never asked for.
+        const noObject = (): never => { throw new Error(`${type}: a subscription event's mail needs no object`) }
+        for (const r of recorded) await queue(type, r.subscriptionId, r.eventId, noObject)
+        return recorded
       },
     },
   }) as EventsTx

@@ -1,5 +1,5 @@
 import type { EventRecord } from '../../domain/types.ts'
-import type { EventsTx, UnitContext } from '../api.ts'
+import type { EventsTx, RecordedEvent, UnitContext } from '../api.ts'
 import type { Sql } from './sql.ts'
 import { columns, nowIso } from './rows.ts'
 import { EVENT_COLUMNS, storedActor } from '../columns.ts'
@@ -90,7 +90,7 @@ const HORIZON = `SELECT (
  * the unit's actor and request id (`context`, C18; installments.ts's bulk INSERT binds the same).
  * Every event goes through `recordJson`, so a new event type is stamped without a word.
  */
-export function eventsRepo(sql: Sql, context: UnitContext): EventsTx {
+export function eventsRepo(sql: Sql, context: UnitContext, renderSubscription: (id: number) => Promise<string | undefined>): EventsTx {
   const events = async (text: string, values: readonly unknown[]): Promise<EventRecord[]> => (await sql.rows<EventRow>(text, values)).map(toEvent)
   const { actor, requestId } = context
   const recordJson = async (type: string, subscriptionId: number | null, objectJson: string): Promise<number> => {
@@ -114,6 +114,15 @@ export function eventsRepo(sql: Sql, context: UnitContext): EventsTx {
     record: (type: string, subscriptionId: number | null, object: object) => recordJson(type, subscriptionId, JSON.stringify(object)),
     /** `record` for an object that is JSON text already: stored exactly as `record` would store it. */
     recordJson,
+    /** One subscription at a time: its body is rendered here, not in SQL. */
+    async recordSubscriptions(type, subscriptionIds) {
+      const recorded: RecordedEvent[] = []
+      for (const subscriptionId of [...subscriptionIds].sort((a, b) => a - b)) {
+        const body = await renderSubscription(subscriptionId)
+        if (body !== undefined) recorded.push({ subscriptionId, eventId: await recordJson(type, subscriptionId, body) })
+      }
+      return recorded
+    },
     ofSubscription: (subscriptionId: number, offset: number, limit: number) => events(OF_SUBSCRIPTION, [subscriptionId, offset, limit]),
     async countOfSubscription(subscriptionId: number): Promise<number> {
       return (await sql.one<{ event_count: number }>('SELECT event_count FROM subscriptions WHERE id = $1', [subscriptionId]))?.event_count ?? 0

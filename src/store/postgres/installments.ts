@@ -206,7 +206,7 @@ export function installmentsRepo(sql: Sql, context: UnitContext): InstallmentsTx
       return count('SELECT coalesce(max(id), 0) AS n FROM subscriptions', [])
     },
     async countDue(today) {
-      return count(`SELECT count(*) AS n FROM subscriptions WHERE ${ACTING} AND due_floor <= $1 AND actionable_date <= $1`, [today])
+      return count(`SELECT count(*) AS n FROM subscriptions WHERE ${ACTING} AND due_floor <= $1`, [today])
     },
     liftDueFloors: (today, limit) => sql.run(LIFT_FLOORS, [today, limit]),
     async endingBatch(today, afterDate, afterId, limit) {

@@ -182,7 +182,7 @@ function txOn(sql: Sql, pruned: PruneClock, context: UnitContext): Tx {
     get accounts() { return lazy('accounts', accountsRepo) },
     get catalog() { return lazy('catalog', catalogRepo) },
     get subscriptions() { return lazy('subscriptions', subscriptionsRepo) },
-    get events() { return lazy('events', (s) => eventsRepo(s, context)) },
+    get events() { return lazy('events', (s) => eventsRepo(s, context, async (id) => (await this.subscriptions.renderJson(id, false))?.body)) },
     get idempotency() { return lazy('idempotency', (s) => idempotencyRepo(s, pruned)) },
     get installments() { return lazy('installments', (s) => installmentsRepo(s, context)) },
     get leases() { return lazy('leases', leasesRepo) },

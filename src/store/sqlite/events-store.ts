@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite'
 import type { EventRecord } from '../../domain/types.ts'
-import type { UnitContext } from '../api.ts'
+import type { RecordedEvent, UnitContext } from '../api.ts'
+import { SUBSCRIPTION_BODY } from './subscriptions-store.ts'
 import { EVENT_COLUMNS, storedActor } from '../columns.ts'
 import { columns, nowIso, prepareValues, type Values } from './rows.ts'
 
@@ -39,6 +40,18 @@ export function eventsStore(db: DatabaseSync, context: () => UnitContext) {
     const { actor, requestId } = context()
     return Number(insert.run(type, subscriptionId, objectJson, nowIso(), actor.type, actor.id, requestId).lastInsertRowid)
   }
+  // Each subscription once, so each row's prev_id (its latest event, read with the row) is still
+  // its latest when the row goes in, as the installments' bulk INSERT relies on too.
+  const insertForEach = prepareValues(db, `INSERT INTO events (type, subscription_id, data, created_at, prev_id, actor_type, actor_id, request_id)
+    SELECT ?1, s.id, '{"object":' || ${SUBSCRIPTION_BODY} || '}', ?3, s.last_event_id, ?4, ?5, ?6
+    FROM subscriptions s WHERE s.id IN (SELECT value FROM json_each(?2)) ORDER BY s.id
+    RETURNING subscription_id, id`)
+  const recordSubscriptions = (type: string, subscriptionIds: readonly number[]): RecordedEvent[] => {
+    if (subscriptionIds.length === 0) return []
+    const { actor, requestId } = context()
+    const rows = insertForEach.all(type, JSON.stringify(subscriptionIds), nowIso(), actor.type, actor.id, requestId) as unknown as [number, number][]
+    return rows.map(([subscriptionId, eventId]) => ({ subscriptionId, eventId })).sort((a, b) => a.subscriptionId - b.subscriptionId)
+  }
   // A subscription's events are a chain, newest first (migration 2): walk it for offset + limit
   // links and keep the last `limit` of them.
   const ofSubscription = prepareValues(db, `WITH RECURSIVE chain(id, n) AS (
@@ -76,6 +89,7 @@ export function eventsStore(db: DatabaseSync, context: () => UnitContext) {
     },
     /** `record` for an object that is JSON text already: stored exactly as `record` would store it. */
     recordJson,
+    recordSubscriptions,
     ofSubscription(subscriptionId: number, offset: number, limit: number): EventRecord[] {
       return (ofSubscription.all(subscriptionId, offset, limit) as unknown as Values[]).map(toEvent)
     },

