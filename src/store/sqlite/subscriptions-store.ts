@@ -101,6 +101,9 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
   // totals included, in one statement, so the request neither maps rows to objects nor
   // stringifies them again.
   const jsonById = prepare(`SELECT s.user_id AS user_id, ${SUBSCRIPTION_BODY} AS body FROM subscriptions s WHERE s.id = ?1`)
+  // A page's bodies that the cache lacks, in one statement (ids as a JSON array): one call into
+  // SQLite for them all, not one each.
+  const jsonIn = prepare(`SELECT s.id, ${SUBSCRIPTION_BODY} FROM subscriptions s WHERE s.id IN (SELECT value FROM json_each(?1))`)
   // The same body around a line items' part kept by the cache (body-cache.ts): SQLite embeds a
   // JSONB value as the JSON it encodes, byte for byte what the subquery above makes (a BLOB
   // that is not JSONB is an error, never text in the body).
@@ -192,12 +195,16 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
      * subscriptions customers actually open, for bodies that are rarely read again one by one.
      */
     findJsonMany(ids: readonly number[]): string[] {
-      return bodies.getMany(ids).map((cached, i) => {
-        if (cached) return cached.body
+      const cached = bodies.getMany(ids)
+      const missing = ids.filter((_, i) => cached[i] === undefined)
+      const rendered = new Map<number, string>()
+      if (missing.length > 0) for (const [id, body] of jsonIn.all(JSON.stringify(missing)) as unknown as [number, string][]) rendered.set(id, body)
+      return cached.map((hit, i) => {
+        if (hit) return hit.body
         const id = ids[i] as number
-        const found = render(id, false)
-        if (!found) throw new Error(`subscription ${id} vanished between two statements of one request`)
-        return found.body
+        const body = rendered.get(id)
+        if (body === undefined) throw new Error(`subscription ${id} vanished between two statements of one request`)
+        return body
       })
     },
     /**
