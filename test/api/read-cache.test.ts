@@ -106,6 +106,27 @@ test('a commit by another process (replenish process, a script) empties the cach
   assert.equal((await get()).line_items[1].quantity, 42)
 })
 
+test('a write after another process\'s commit renders what it committed, once per batch and again in the next (line items kept by an earlier write)', async (t) => {
+  const { server, user, sub, get } = await setup(t)
+  const skip = async () => {
+    const r = await server.request('POST', `/api/v1/subscriptions/${sub.id}/skip`, { key: user.key })
+    assert.equal(r.status, 200, r.text)
+    return r.body
+  }
+  await skip() // keeps the line items rendered for the next write
+  await get()
+  const other = new DatabaseSync(server.config.db)
+  t.after(() => other.close())
+  for (const quantity of [42, 43]) {
+    other.prepare('UPDATE line_items SET quantity = ? WHERE id = ?').run(quantity, sub.line_items[1].id)
+    // One batch: the skip's unit and a read inside it each see the other process's commit.
+    const [skipped, read] = await Promise.all([skip(), server.store.write((tx) => tx.subscriptions.renderJson(sub.id, true))])
+    assert.equal(skipped.line_items[1].quantity, quantity)
+    assert.equal(JSON.parse(read!.body).line_items[1].quantity, quantity)
+  }
+  assert.equal((await get()).line_items[1].quantity, 43)
+})
+
 test('a unit that wrote and then failed leaves no trace in the cache, even of what it read', async (t) => {
   const { server, sub, get } = await setup(t)
   const original = await get()
