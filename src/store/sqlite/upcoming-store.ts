@@ -19,9 +19,12 @@ export function upcomingStore(db: DatabaseSync) {
     FROM subscriptions s INDEXED BY subscriptions_due
     WHERE s.${ACTING} AND s.due_floor >= ?3 AND s.due_floor <= ?2 AND (s.due_floor > ?3 OR s.id > ?4)
     ORDER BY s.due_floor, s.id LIMIT ?5`)
-  const mark = db.prepare(`UPDATE subscriptions SET upcoming_for = ?2
-    WHERE id = ?1 AND actionable_date = ?2 AND upcoming_for IS NOT ?2 AND ${ACTING} AND (end_date IS NULL OR end_date >= ?2)
-      AND EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = ?1)`)
+  // Every plan of a unit in one statement (?1: [[id, date], …] as JSON).
+  const mark = prepareValues(db, `UPDATE subscriptions SET upcoming_for = p.value ->> 1 FROM json_each(?1) p
+    WHERE subscriptions.id = p.value ->> 0 AND actionable_date = p.value ->> 1 AND upcoming_for IS NOT p.value ->> 1
+      AND ${ACTING} AND (end_date IS NULL OR end_date >= p.value ->> 1)
+      AND EXISTS (SELECT 1 FROM line_items li WHERE li.subscription_id = subscriptions.id)
+    RETURNING subscriptions.id`)
 
   return {
     scan(today: string, horizon: string, afterFloor: string, afterId: number, limit: number): UpcomingRow[] {
@@ -36,7 +39,8 @@ export function upcomingStore(db: DatabaseSync) {
       }))
     },
     mark(plans: readonly { readonly id: number; readonly date: string }[]): number[] {
-      return plans.filter((p) => Number(mark.run(p.id, p.date).changes) > 0).map((p) => p.id)
+      if (plans.length === 0) return []
+      return (mark.all(JSON.stringify(plans.map((p) => [p.id, p.date]))) as unknown as [number][]).map((r) => r[0]).sort((a, b) => a - b)
     },
   }
 }
