@@ -1,0 +1,10 @@
+/** Imports that keep ids (C13): the repository's records and interfaces, exported by ../api.ts. */
+import type { ImportRecord, ImportRefusal, StoredImportRow } from '../../domain/import/records.ts'
+
+/** An import (C13, docs/import.md): rows brought in with their ids, dates and counters. */
+export interface ImportsTx {
+  /** The stored row a record names (by id; an API key by its key), in the record's own shape. */
+  stored(record: ImportRecord): Promise<StoredImportRow | undefined>
+  /** Writes a record `stored` did not find, as given; or answers what it refers to that is missing or taken. */
+  insert(record: ImportRecord): Promise<ImportRefusal | undefined>
+}
