@@ -30,7 +30,7 @@ import { openStore } from '../src/store/open.ts'
 import { seed } from './lib/seed.mjs'
 import { skip } from '../src/domain/lifecycle.ts'
 import { validateCreate } from '../src/domain/subscription-input.ts'
-import { withLookups } from '../src/api/shared/lookups.ts'
+import { withLookups } from '../src/api/kit/lookups.ts'
 
 /** Bytes and write calls of every thread so far, from /proc (Linux only). */
 function processIo(): { wchar: number; syscw: number } | undefined {

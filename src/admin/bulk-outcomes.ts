@@ -4,10 +4,10 @@ import { FieldErrors, ValidationFailed, fail, isRecord, readId } from '../domain
 import type { Language } from '../domain/messages.ts'
 import type { Unit } from '../store/api.ts'
 import { readOutcome } from '../domain/outcome.ts'
-import type { App } from '../api/shared/app.ts'
-import { authenticateAdmin } from '../api/shared/auth.ts'
-import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
-import { missingParam } from '../api/shared/params.ts'
+import type { App } from '../api/kit/app.ts'
+import { authenticateAdmin } from '../api/kit/auth.ts'
+import { ok, type ApiHandler } from '../api/kit/endpoint.ts'
+import { missingParam } from '../api/kit/params.ts'
 import { applyOutcome } from './installments.ts'
 
 /** Most entries one request may carry (C13). */

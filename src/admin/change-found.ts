@@ -1,10 +1,10 @@
 import { notFound } from '../http/http-error.ts'
 import type { Ctx, Reply } from '../http/types.ts'
 import type { Tx } from '../store/api.ts'
-import type { App } from '../api/shared/app.ts'
-import { authenticateAdmin } from '../api/shared/auth.ts'
-import type { ApiHandler } from '../api/shared/endpoint.ts'
-import { parseId } from '../api/shared/params.ts'
+import type { App } from '../api/kit/app.ts'
+import { authenticateAdmin } from '../api/kit/auth.ts'
+import type { ApiHandler } from '../api/kit/endpoint.ts'
+import { parseId } from '../api/kit/params.ts'
 
 /**
  * An admin change to the row the path's id names (C11): authenticate, then one unit that finds

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto'
 import { HttpError } from '../http/http-error.ts'
-import type { App } from '../api/shared/app.ts'
-import { authenticateAdmin, bearerToken, sha256 } from '../api/shared/auth.ts'
-import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
+import type { App } from '../api/kit/app.ts'
+import { authenticateAdmin, bearerToken, sha256 } from '../api/kit/auth.ts'
+import { ok, type ApiHandler } from '../api/kit/endpoint.ts'
 
 /**
  * GET /admin/api/v1/admin_tokens/current: the token the request is made with, `{id, scope,

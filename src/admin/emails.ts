@@ -1,7 +1,7 @@
-import type { App } from '../api/shared/app.ts'
-import { authenticateAdmin } from '../api/shared/auth.ts'
-import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
-import { cursorBody } from '../api/shared/params.ts'
+import type { App } from '../api/kit/app.ts'
+import { authenticateAdmin } from '../api/kit/auth.ts'
+import { ok, type ApiHandler } from '../api/kit/endpoint.ts'
+import { cursorBody } from '../api/kit/params.ts'
 import { MAIL_STATES, type MailState } from '../domain/mail/kinds.ts'
 import { ID_PARAM, oneOf, readListQuery } from './input.ts'
 

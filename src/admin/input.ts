@@ -101,7 +101,7 @@ function readParam(raw: string, name: string, rule: ParamRule, errors: FieldErro
  * The one reader of every admin list's query (C13): `after` and `limit` (keyset paging), then the
  * list's own filters as `filters` names them. A malformed value is a 422 naming every bad
  * parameter at once, never a silent default (the customer API's lenient C3 paging lives in
- * src/api/shared/params.ts and does not come here). Names not in `filters` are ignored, and an
+ * src/api/kit/params.ts and does not come here). Names not in `filters` are ignored, and an
  * empty value counts as absent: an HTML form sends its blank fields as `name=`.
  */
 export function readListQuery<S extends Record<string, ParamRule>>(query: URLSearchParams, filters: S): ListQuery<S> {

@@ -1,8 +1,8 @@
 import { HttpError } from '../http/http-error.ts'
 import type { RequestMetrics } from '../http/metrics.ts'
 import type { Route } from '../http/types.ts'
-import type { App } from '../api/shared/app.ts'
-import { authenticateAdmin } from '../api/shared/auth.ts'
+import type { App } from '../api/kit/app.ts'
+import { authenticateAdmin } from '../api/kit/auth.ts'
 import { processMetricsLines } from './process-metrics.ts'
 
 /** Extra lines for /metrics from other parts of the service (processing adds installment gauges). */

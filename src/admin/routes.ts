@@ -1,6 +1,6 @@
 import type { Route } from '../http/types.ts'
-import type { App } from '../api/shared/app.ts'
-import { endpoint, type ApiHandler } from '../api/shared/endpoint.ts'
+import type { App } from '../api/kit/app.ts'
+import { endpoint, type ApiHandler } from '../api/kit/endpoint.ts'
 import * as u from './users.ts'
 import * as c from './catalog.ts'
 import * as s from './subscriptions.ts'

@@ -1,8 +1,8 @@
 import { notFound } from '../http/http-error.ts'
-import type { App } from '../api/shared/app.ts'
-import { authenticateAdmin } from '../api/shared/auth.ts'
-import { ok, type ApiHandler } from '../api/shared/endpoint.ts'
-import { cursorBody, parseId } from '../api/shared/params.ts'
+import type { App } from '../api/kit/app.ts'
+import { authenticateAdmin } from '../api/kit/auth.ts'
+import { ok, type ApiHandler } from '../api/kit/endpoint.ts'
+import { cursorBody, parseId } from '../api/kit/params.ts'
 import { readListQuery } from './input.ts'
 
 /**

@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { Config } from '../config.ts'
-import { sha256 } from '../api/shared/auth.ts'
+import { sha256 } from '../api/kit/auth.ts'
 import { newApiKey } from '../admin/users.ts'
 import { createAdminToken, isAdminScope, MAX_LABEL_LENGTH } from '../admin/admin-tokens.ts'
 import { backupStore, databaseErrorKind, DatabaseOpenError, isPostgresLocation, SCHEMA_VERSION, shownLocation } from '../store/open.ts'

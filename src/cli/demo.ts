@@ -1,4 +1,4 @@
-import { sha256 } from '../api/shared/auth.ts'
+import { sha256 } from '../api/kit/auth.ts'
 import { newAdminToken, newApiKey } from '../admin/users.ts'
 import type { Store } from '../store/api.ts'
 

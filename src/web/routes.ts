@@ -1,6 +1,6 @@
 import type { Handler, Route } from '../http/types.ts'
-import type { App } from '../api/shared/app.ts'
-import { endpoint } from '../api/shared/endpoint.ts'
+import type { App } from '../api/kit/app.ts'
+import { endpoint } from '../api/kit/endpoint.ts'
 import { negotiateLanguage } from '../domain/messages.ts'
 import { FAVICON, createAssets, serveAsset, type Assets } from './assets.ts'
 import { HTML_TYPE, PAGE_HEADERS } from './page-headers.ts'

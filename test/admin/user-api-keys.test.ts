@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import type { IncomingMessage } from 'node:http'
 import { ADMIN_TOKEN, startTestServer, type RequestOptions, type TestServer } from '../helpers/server.ts'
 import { buildApp } from '../../src/cli/app.ts'
-import { authenticate } from '../../src/api/shared/auth.ts'
+import { authenticate } from '../../src/api/kit/auth.ts'
 import type { Ctx } from '../../src/http/types.ts'
 import { writeFailures } from '../helpers/database.ts'
 

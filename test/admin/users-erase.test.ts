@@ -12,7 +12,7 @@ import {
 } from '../helpers/server.ts'
 import { tableNames, testSql } from '../helpers/rows.ts'
 import { processAsOf } from '../processing/helpers.ts'
-import { transitionHooks } from '../../src/api/shared/subscription-actions.ts'
+import { transitionHooks } from '../../src/api/kit/subscription-actions.ts'
 
 const TODAY = '2026-03-15'
 const A = '/admin/api/v1'

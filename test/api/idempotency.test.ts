@@ -3,11 +3,11 @@ import assert from 'node:assert/strict'
 import { Readable } from 'node:stream'
 import type { IncomingMessage } from 'node:http'
 import { ADMIN_TOKEN, countRows, createSubscription, seedSubscribable, seedUser, snapshot, startTestServer, type TestServer } from '../helpers/server.ts'
-import { endpoint, ok } from '../../src/api/shared/endpoint.ts'
+import { endpoint, ok } from '../../src/api/kit/endpoint.ts'
 import { HttpError } from '../../src/http/http-error.ts'
 import type { Ctx } from '../../src/http/types.ts'
 import { newApiKey } from '../../src/admin/users.ts'
-import { authenticate, sha256 } from '../../src/api/shared/auth.ts'
+import { authenticate, sha256 } from '../../src/api/kit/auth.ts'
 import { testSql } from '../helpers/rows.ts'
 
 /** C5: Idempotency-Key on every write route, customer and admin. */

@@ -12,7 +12,7 @@ import { TODAY, portalLink, screenshot, startHarness, startOtherOrigin, type Tes
 import { admin, apiView, axe, customer, notice, screenshotOf, seedCatalog } from './portal-shop.ts'
 import { createSubscription } from '../helpers/server.ts'
 import { sqliteOf } from '../helpers/store.ts'
-import { sha256 } from '../../src/api/shared/auth.ts'
+import { sha256 } from '../../src/api/kit/auth.ts'
 
 /** Alice (two items, a monthly plan due 2026-12-10) and Bob (one item only he has). */
 async function seedShop(server: TestServer) {

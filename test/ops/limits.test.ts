@@ -4,7 +4,7 @@ import http from 'node:http'
 import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
 import { ADMIN_TOKEN, countRows, seedUser, startTestServer, type TestServer } from '../helpers/server.ts'
-import { requestLimits } from '../../src/api/shared/limits.ts'
+import { requestLimits } from '../../src/api/kit/limits.ts'
 import { HttpError } from '../../src/http/http-error.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'

@@ -14,7 +14,7 @@ import { LEASE_TTL_MS, PROCESSING_LEASE, newHolder } from '../../src/processing/
 import { serviceClock } from '../../src/clock.ts'
 import { addInterval } from '../../src/domain/dates.ts'
 import { skip } from '../../src/domain/lifecycle.ts'
-import { applyTransition } from '../../src/api/shared/subscription-actions.ts'
+import { applyTransition } from '../../src/api/kit/subscription-actions.ts'
 import { openStoreAt, openTestStore, postgresOf } from '../helpers/store.ts'
 
 const START = '2026-02-01'

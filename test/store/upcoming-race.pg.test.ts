@@ -12,7 +12,7 @@ import { runProcessor } from '../../src/processing/processor.ts'
 import { serviceClock } from '../../src/clock.ts'
 import { addDays } from '../../src/domain/dates.ts'
 import { skip } from '../../src/domain/lifecycle.ts'
-import { applyTransition } from '../../src/api/shared/subscription-actions.ts'
+import { applyTransition } from '../../src/api/kit/subscription-actions.ts'
 import { openStoreAt, openTestStore, postgresOf } from '../helpers/store.ts'
 
 const TODAY = '2026-02-01'

@@ -160,7 +160,7 @@ describe('opening a link', () => {
     const token = url.split('/').pop() as string
     const sessions = await countRows(server.store, 'portal_sessions')
     await testSql(server.store).run("UPDATE portal_links SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?",
-      (await import('../../src/api/shared/auth.ts')).sha256(token))
+      (await import('../../src/api/kit/auth.ts')).sha256(token))
     const res = await openLink(url, { 'accept-language': 'de' })
     assert.equal(res.status, 410)
     assert.match(await res.text(), /Dieser Link kann nicht mehr verwendet werden/)
@@ -206,7 +206,7 @@ describe('opening a link', () => {
     // An expired link leads back too, in the browser's language.
     const expired = await newLink(shop, alice.id, { return_url: 'https://shop.example/me' })
     await testSql(shop.store).run("UPDATE portal_links SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?",
-      (await import('../../src/api/shared/auth.ts')).sha256(expired.split('/').pop() as string))
+      (await import('../../src/api/kit/auth.ts')).sha256(expired.split('/').pop() as string))
     const es = await openLink(expired, { 'accept-language': 'es' })
     assert.match(await es.clone().text(), />Volver a la tienda<\/a>/)
     assert.equal((await es.text()).includes('href="https://shop.example/me"'), true)

@@ -2,7 +2,7 @@
  * One operation of the document from what decides its statuses: the method (a body is read, so
  * 400/413/415; an Idempotency-Key is honoured, so 409/422), the path (an `{id}` may find nothing:
  * 404) and who may call it (401, 403, 429). The statuses are derived here, once, in the same terms
- * the server decides them (src/http/server.ts, src/api/shared/endpoint.ts, auth.ts), instead of
+ * the server decides them (src/http/server.ts, src/api/kit/endpoint.ts, auth.ts), instead of
  * being listed by hand on 60-odd operations.
  */
 import { DRY_RUN_HEADER, jsonResponse } from './errors.ts'

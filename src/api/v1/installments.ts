@@ -1,7 +1,7 @@
 import { renderInstallment } from '../../domain/installment.ts'
-import type { App } from '../shared/app.ts'
-import { ok, type ApiHandler } from '../shared/endpoint.ts'
-import { pageBody, readPage } from '../shared/params.ts'
+import type { App } from '../kit/app.ts'
+import { ok, type ApiHandler } from '../kit/endpoint.ts'
+import { pageBody, readPage } from '../kit/params.ts'
 import { ownSubscription } from './subscriptions.ts'
 
 /** GET /subscriptions/:id/installments: the owner's deliveries so far, newest due date first (C5, C9). */

@@ -5,13 +5,13 @@ import { readLineItemFields, readOneTime, type Lookups } from '../../domain/subs
 import { renderLineItem } from '../../domain/representation.ts'
 import type { PricedLineItem } from '../../domain/types.ts'
 import type { Tx } from '../../store/api.ts'
-import type { App } from '../shared/app.ts'
-import { authenticate } from '../shared/auth.ts'
-import { ok, okJson, type ApiHandler } from '../shared/endpoint.ts'
-import { withLookups } from '../shared/lookups.ts'
-import { parseId, rootObject } from '../shared/params.ts'
-import { lockOwned, recordLineItemEvent } from '../shared/subscription-actions.ts'
-import { notAuthorized } from '../shared/errors.ts'
+import type { App } from '../kit/app.ts'
+import { authenticate } from '../kit/auth.ts'
+import { ok, okJson, type ApiHandler } from '../kit/endpoint.ts'
+import { withLookups } from '../kit/lookups.ts'
+import { parseId, rootObject } from '../kit/params.ts'
+import { lockOwned, recordLineItemEvent } from '../kit/subscription-actions.ts'
+import { notAuthorized } from '../kit/errors.ts'
 
 /** A line item is owned through its subscription (C2): 404, then 401. */
 function owned(item: (PricedLineItem & { owner_id: number }) | undefined, userId: number): PricedLineItem {

@@ -1,6 +1,6 @@
 import type { Route } from '../../http/types.ts'
-import type { App } from '../shared/app.ts'
-import { endpoint, type ApiHandler } from '../shared/endpoint.ts'
+import type { App } from '../kit/app.ts'
+import { endpoint, type ApiHandler } from '../kit/endpoint.ts'
 import * as s from './subscriptions.ts'
 import * as li from './line-items.ts'
 import * as inst from './installments.ts'

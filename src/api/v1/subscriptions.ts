@@ -1,15 +1,15 @@
 import type { Ctx } from '../../http/types.ts'
-import { notAuthorized } from '../shared/errors.ts'
+import { notAuthorized } from '../kit/errors.ts'
 import { notFound } from '../../http/http-error.ts'
 import { validateCreate, validateUpdate } from '../../domain/subscription-input.ts'
 import { activate, cancel, pause, resume, skip, type Transition } from '../../domain/lifecycle.ts'
 import { STATES, type State, type Subscription } from '../../domain/types.ts'
-import type { App } from '../shared/app.ts'
-import { authenticate } from '../shared/auth.ts'
-import { ok, okJson, type ApiHandler } from '../shared/endpoint.ts'
-import { withLookups } from '../shared/lookups.ts'
-import { optionalRoot, pageBody, pageJson, parseId, readPage, rootObject } from '../shared/params.ts'
-import { applyTransition, applyValidatedUpdate, createValidated, lockOwned } from '../shared/subscription-actions.ts'
+import type { App } from '../kit/app.ts'
+import { authenticate } from '../kit/auth.ts'
+import { ok, okJson, type ApiHandler } from '../kit/endpoint.ts'
+import { withLookups } from '../kit/lookups.ts'
+import { optionalRoot, pageBody, pageJson, parseId, readPage, rootObject } from '../kit/params.ts'
+import { applyTransition, applyValidatedUpdate, createValidated, lockOwned } from '../kit/subscription-actions.ts'
 
 /** authenticate → find (404) → own (401), the order of C2, for the reads of a subscription's records. */
 export async function ownSubscription(app: App, ctx: Ctx): Promise<Subscription> {

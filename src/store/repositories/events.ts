@@ -20,7 +20,7 @@ export interface EventReads {
  * `record` and `recordJson` stamp it with the running unit's context (`UnitContext`: the actor and
  * request id `Store.write` was given), bound into the same INSERT (no extra statement). So a new
  * event type needs nothing more than a `record` call inside a unit whose writer passed the right
- * context: a request's `call.commit` (src/api/shared/endpoint.ts) passes the caller's; the
+ * context: a request's `call.commit` (src/api/kit/endpoint.ts) passes the caller's; the
  * processor passes PROCESSOR_UNIT; a write given none is SYSTEM_UNIT's. A repository that inserts
  * events with SQL of its own (the processor's bulk `installment.created`) binds the same three
  * columns (`actor_type`, `actor_id`, `request_id`) from the context its repository was given.

@@ -1,6 +1,6 @@
 import type { Ctx } from '../../http/types.ts'
-import type { App } from '../../api/shared/app.ts'
-import { PORTAL_COOKIE } from '../../api/shared/auth.ts'
+import type { App } from '../../api/kit/app.ts'
+import { PORTAL_COOKIE } from '../../api/kit/auth.ts'
 
 /**
  * Whether the customer reached us over https: the socket's own TLS, or, behind a proxy we were

@@ -1,6 +1,6 @@
-import type { App } from '../../api/shared/app.ts'
-import { PORTAL_COOKIE, cookieValue, portalSession, sha256 } from '../../api/shared/auth.ts'
-import { ok, type ApiHandler } from '../../api/shared/endpoint.ts'
+import type { App } from '../../api/kit/app.ts'
+import { PORTAL_COOKIE, cookieValue, portalSession, sha256 } from '../../api/kit/auth.ts'
+import { ok, type ApiHandler } from '../../api/kit/endpoint.ts'
 import type { Subscribable } from '../../domain/types.ts'
 import { clearedCookie, viaHttps } from './cookie.ts'
 

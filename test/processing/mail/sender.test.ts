@@ -13,7 +13,7 @@ import { mailForServe } from '../../../src/processing/mail/in-serve.ts'
 import { mailMetricsText } from '../../../src/processing/mail/metrics.ts'
 import { createPortalLink, prunePortalLinks } from '../../../src/admin/portal-sessions.ts'
 import { noPacing } from '../../../src/processing/pacer.ts'
-import { sha256 } from '../../../src/api/shared/auth.ts'
+import { sha256 } from '../../../src/api/kit/auth.ts'
 import { addDays } from '../../../src/domain/dates.ts'
 import type { Sender } from '../../../src/processing/mail/sender.ts'
 
