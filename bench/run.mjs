@@ -39,7 +39,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { evictFromPageCache, hasCommand, memoryPoller, pinned, startServer } from './lib/process.mjs'
+import { cpuSecondsOfTree, evictFromPageCache, hasCommand, memoryPoller, pinned, startServer } from './lib/process.mjs'
 import { INSTALL_HINT, runWrk } from './lib/wrk.mjs'
 import { benchEnv } from './lib/env.mjs'
 import { renderMarkdown, renderTable, summarize, variantOf } from './lib/report.mjs'
@@ -84,6 +84,8 @@ const { values: opts } = parseArgs({
     db: { type: 'string', default: 'sqlite' },
     pool: { type: 'string', default: String(DEFAULT_POOL) },
     instances: { type: 'string', default: '1' },
+    'db-cpu': { type: 'string' },
+    'wrk-cpu': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 })
@@ -106,6 +108,9 @@ if (opts.help) {
                       pinned beside replenish) or a postgres:// URL (a fresh schema there, dropped after)
   --pool N            PostgreSQL: REPLENISH_DB_POOL of each instance (default ${DEFAULT_POOL})
   --instances N       PostgreSQL: serve processes on the one database, each driven by its own wrk (default 1)
+  --db-cpu N          PostgreSQL: the core the bench's cluster is pinned to (default: the servers' core, 0)
+  --wrk-cpu N         the core wrk (and the webhook receiver) run on (default 1); with --db-cpu 1 --wrk-cpu 0
+                      PostgreSQL has a core to itself and wrk shares the servers' (issue 30's instances curve)
 `)
   process.exit(0)
 }
@@ -136,8 +141,16 @@ const { seed, writeLuaData, countEvents, sqliteVersion, USERS, SUBSCRIPTIONS_PER
 
 const cores = availableParallelism()
 const pin = !opts['no-pin'] && cores >= 2 && hasCommand('taskset', '-V')
+const cpuOption = (name, fallback) => {
+  if (opts[name] === undefined) return fallback
+  const n = Number(opts[name])
+  if (!Number.isInteger(n) || n < 0 || n >= cores) die(`--${name} must be a core number from 0 to ${cores - 1}`)
+  return n
+}
 const serverCpu = pin ? 0 : undefined
-const wrkCpu = pin ? 1 : undefined
+const wrkCpu = pin ? cpuOption('wrk-cpu', 1) : undefined
+const databaseCpu = pin ? cpuOption('db-cpu', serverCpu) : undefined
+if (opts['db-cpu'] !== undefined && opts.db !== 'postgres') die('--db-cpu pins the bench\'s own cluster: use it with --db postgres')
 
 const binary = join(ROOT, 'dist', 'replenish')
 const replenish = existsSync(binary) && !opts.profile
@@ -190,7 +203,7 @@ try {
   const app = apps[0]
   await checkBodies(bare.url, app.url, users[0])
   log(`bare ${bare.url} (pid ${bare.pid}), replenish ${apps.map((a) => `${a.url} (pid ${a.pid})`).join(', ')}; ` +
-    (pin ? `servers${database.pid === undefined ? '' : ' and PostgreSQL'} on cpu ${serverCpu}, wrk on cpu ${wrkCpu}` : `not pinned (${cores} core${cores === 1 ? '' : 's'})`))
+    (pin ? `servers on cpu ${serverCpu}${database.pid === undefined ? '' : `, PostgreSQL on cpu ${databaseCpu}`}, wrk on cpu ${wrkCpu}` : `not pinned (${cores} core${cores === 1 ? '' : 's'})`))
 
   let receiver
   if (webhooks) {
@@ -214,11 +227,22 @@ try {
     const endpointId = target.webhook ? await startWebhook() : undefined
     const memory = target.servers.map((s) => memoryPoller(s.pid))
     const n = target.servers.length
+    // CPU time per request, of the servers and of PostgreSQL's processes: unlike req/s it does not
+    // count time spent waiting for a core someone else had, and it is what sizing needs (issue 30).
+    const cpuOf = () => ({
+      server: target.servers.reduce((t, s) => t + (cpuSecondsOfTree(s.pid) ?? NaN), 0),
+      database: database.pid === undefined ? undefined : cpuSecondsOfTree(database.pid),
+    })
+    const cpuBefore = cpuOf()
     ++run
     const r = combineWrk(await Promise.all(target.servers.map((server, i) => runWrk({
       url: server.url, scenario: target.scenario, dataFile, run, seconds: secs,
       connections: Math.floor(connections / n) + (i < connections % n ? 1 : 0), threads, cpu: wrkCpu, slice: i, slices: n,
     }))))
+    const cpuAfter = cpuOf()
+    const perRequest = (key) => (cpuBefore[key] === undefined || r.requests === 0 ? undefined : ((cpuAfter[key] - cpuBefore[key]) / r.requests) * 1e6)
+    r.cpuUs = perRequest('server')
+    r.dbCpuUs = perRequest('database')
     for (const s of target.servers) if (!s.alive()) throw new Error(`${s.name} died during ${target.label}:\n${s.stderr()}`)
     if (r.non2xx > 0 || r.status_errors > 0 || r.socketErrors > 0) {
       throw new Error(`${target.label}: ${r.non2xx} non-2xx answers, ${r.socketErrors} socket errors or timeouts of ${r.requests} requests; every answer must be 2xx`)
@@ -302,7 +326,7 @@ try {
   const result = summarize({
     targets, runs, previous, appHwm, appAnon, durability,
     settings: {
-      seconds, reps, warmup, connections, threads, pinned: pin, serverCpu, wrkCpu, replenish: replenish.mode, busyStarts, evicted,
+      seconds, reps, warmup, connections, threads, pinned: pin, serverCpu, wrkCpu, replenish: replenish.mode, busyStarts, evicted, cpuPerRequest: true,
       backend, ...database.settings,
     },
     machine: { ...machine(work, sqliteVersion()), ...database.machine },
@@ -376,7 +400,7 @@ async function openDatabase() {
     countEvents: () => countEventsPostgres(url),
   })
   if (opts.db === 'postgres') {
-    const cluster = await startCluster({ dir: work, cpu: serverCpu, maxConnections: MAX_CONNECTIONS })
+    const cluster = await startCluster({ dir: work, cpu: databaseCpu, maxConnections: MAX_CONNECTIONS })
     const facts = await serverFacts(cluster.url).catch(async (err) => {
       await cluster.stop()
       throw err
@@ -385,8 +409,8 @@ async function openDatabase() {
       ...common(cluster.url),
       pid: cluster.pid,
       shown: `PostgreSQL ${facts.version}, the bench's own cluster ${cluster.url} in ${cluster.dataDir} (${fsType(work)}), ` +
-        `${facts.durability}, max_connections ${MAX_CONNECTIONS}${serverCpu === undefined ? '' : `, pinned to cpu ${serverCpu} beside replenish`}`,
-      settings: { pool, instances, synchronous: facts.durability, postgres: 'cluster', postgresCpu: serverCpu, maxConnections: MAX_CONNECTIONS },
+        `${facts.durability}, max_connections ${MAX_CONNECTIONS}${databaseCpu === undefined ? '' : `, pinned to cpu ${databaseCpu}${databaseCpu === serverCpu ? ' beside replenish' : ''}`}`,
+      settings: { pool, instances, synchronous: facts.durability, postgres: 'cluster', postgresCpu: databaseCpu, maxConnections: MAX_CONNECTIONS },
       machine: { postgres: facts.version },
       close: () => cluster.stop(),
       kept: `${work} (the cluster stopped; its data directory is ${cluster.dataDir})`,

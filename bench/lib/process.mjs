@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 
 /** True when `name` runs (`which` is not everywhere, so ask the command itself). */
 export function hasCommand(name, versionArg = '--version') {
@@ -129,6 +129,44 @@ export function cpuSecondsOf(pid) {
   } catch {
     return undefined
   }
+}
+
+/**
+ * CPU seconds of a process and of every process below it (PostgreSQL's postmaster and its
+ * backends; taskset execs, so a pinned server is its own pid), from /proc. A backend that exited
+ * meanwhile is lost from the sum (its time moves to its parent's cutime only once reaped, which
+ * /proc/<pid>/stat fields 16–17 count; they are added too).
+ */
+export function cpuSecondsOfTree(pid) {
+  let entries
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e))
+  } catch {
+    return undefined
+  }
+  const children = new Map()
+  const own = new Map()
+  for (const e of entries) {
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const ppid = Number(fields[1])
+      own.set(Number(e), (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100)
+      if (!children.has(ppid)) children.set(ppid, [])
+      children.get(ppid).push(Number(e))
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  if (!own.has(pid)) return undefined
+  let total = 0
+  const stack = [pid]
+  while (stack.length > 0) {
+    const p = stack.pop()
+    total += own.get(p) ?? 0
+    stack.push(...(children.get(p) ?? []))
+  }
+  return total
 }
 
 /** Runs the child to its end; peak RSS from /usr/bin/time when present, else by polling VmHWM. */

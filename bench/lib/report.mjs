@@ -27,6 +27,12 @@ export function variantOf({ backend, instances = 1 }) {
   return backend === 'postgres' ? `-postgres${instances > 1 ? `-${instances}-instances` : ''}` : ''
 }
 
+/** The median of the defined values (a run without /proc has none: undefined). */
+const medianOf = (values) => {
+  const known = values.filter((v) => v !== undefined && Number.isFinite(v))
+  return known.length === 0 ? undefined : median(known)
+}
+
 const median = (values) => {
   const s = [...values].sort((a, b) => a - b)
   const mid = Math.floor(s.length / 2)
@@ -51,7 +57,9 @@ export function summarize({ targets, runs, previous, appHwm, appAnon, durability
       ratio: rps / bareRps,
       peakRssMB: Math.max(...rs.map((r) => r.peakRssMB)),
       requests: rs.reduce((n, r) => n + r.requests, 0),
-      repetitions: rs.map((r) => ({ rps: Math.round(r.rps), p50Ms: r.p50_us / 1000, p99Ms: r.p99_us / 1000 })),
+      cpuUs: medianOf(rs.map((r) => r.cpuUs)),
+      dbCpuUs: medianOf(rs.map((r) => r.dbCpuUs)),
+      repetitions: rs.map((r) => ({ rps: Math.round(r.rps), p50Ms: r.p50_us / 1000, p99Ms: r.p99_us / 1000, cpuUs: r.cpuUs, dbCpuUs: r.dbCpuUs })),
     }
     const last = before.get(t.key)
     if (last !== undefined) {
@@ -104,13 +112,18 @@ function webhookSummary(hooks, ratioToPatch) {
   }
 }
 
-function cells(r) {
+function cells(r, postgres) {
   const verdict = r.target === undefined ? '' : `${r.target} ${r.met ? 'met' : `MISSED (${r.misses.join(', ')})`}`
   const change = r.change === undefined ? '' : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)}%${r.regressed ? ' LOST' : ''}`
-  return [r.scenario, String(r.rps), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), `${r.ratio.toFixed(2)}×`, r.peakRssMB.toFixed(0), change, verdict]
+  const cpu = (us) => (us === undefined ? '' : us.toFixed(0))
+  return [r.scenario, String(r.rps), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), `${r.ratio.toFixed(2)}×`, cpu(r.cpuUs), ...(postgres ? [cpu(r.dbCpuUs)] : []),
+    r.peakRssMB.toFixed(0), change, verdict]
 }
 
-const HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio to bare', 'peak RSS MB', 'vs last', 'target']
+/** The columns; a PostgreSQL run of the bench's own cluster adds the database's CPU per request. */
+const headerOf = (postgres) => ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio to bare', 'CPU µs/req', ...(postgres ? ['PostgreSQL CPU µs/req'] : []),
+  'peak RSS MB', 'vs last', 'target']
+const hasDatabaseCpu = (result) => result.rows.some((r) => r.dbCpuUs !== undefined)
 
 /** Whether this run was measured like the recorded one it is compared with (seconds, repetitions, load, pinning; on PostgreSQL the server, pool and instances too). */
 function sameSettings(result) {
@@ -148,7 +161,8 @@ function footer(result) {
     `${s.replenish}, ${s.backend === 'postgres' ? `PostgreSQL ${s.synchronous}, REPLENISH_DB_POOL=${s.pool}, ${s.instances} instance(s)` : `synchronous=${s.synchronous}`}; ` +
       `wrk ${s.threads} thread(s)${s.instances > 1 ? ` per process, one process per instance,` : ','} ${s.connections} connections${s.instances > 1 ? ' in all' : ''}, ` +
       `${s.warmup} s warm-up, ${s.seconds} s × ${s.reps} repetition(s), medians; ` +
-      (s.pinned ? `servers${s.postgresCpu === undefined ? '' : ' and PostgreSQL'} on cpu ${s.serverCpu}, wrk on cpu ${s.wrkCpu}` : 'not pinned') +
+      (s.pinned ? `servers on cpu ${s.serverCpu}${s.postgresCpu === undefined ? '' : `, PostgreSQL on cpu ${s.postgresCpu}`}, wrk on cpu ${s.wrkCpu}` : 'not pinned') +
+      (s.cpuPerRequest ? '; CPU µs/req: the servers\' (and PostgreSQL\'s processes\') user + system time over the requests answered' : '') +
       (s.busyStarts > 0 ? `; ${s.busyStarts} measurement(s) started while other processes kept the CPUs busy` : ''),
     `${result.machine.cpu}, ${result.machine.cores} cores, ${result.machine.memory}, Node ${result.machine.node}, ` +
       `${s.backend === 'postgres' ? `PostgreSQL ${result.machine.postgres}` : `SQLite ${result.machine.sqlite}`}, database on ${result.machine.databaseFilesystem}; ` +
@@ -167,8 +181,10 @@ function heading(result) {
     ? `the bench's own cluster (${s.synchronous}, full_page_writes=on, max_connections ${s.maxConnections}), ` +
       (s.postgresCpu === undefined
         ? 'not pinned'
-        : `pinned to cpu ${s.postgresCpu} with replenish and the bare server, so wrk keeps cpu ${s.wrkCpu} to itself: ` +
-          'replenish and its database share one core, as replenish and its SQLite file do in the SQLite run')
+        : s.postgresCpu !== s.serverCpu
+          ? `pinned to cpu ${s.postgresCpu}, a core of its own; replenish and the bare server on cpu ${s.serverCpu}, wrk on cpu ${s.wrkCpu}`
+          : `pinned to cpu ${s.postgresCpu} with replenish and the bare server, so wrk keeps cpu ${s.wrkCpu} to itself: ` +
+            'replenish and its database share one core, as replenish and its SQLite file do in the SQLite run')
     : `an existing server (${s.synchronous}; not pinned, and its cores are not counted here)`
   return [
     `# replenish on PostgreSQL ${result.machine.postgres}${s.instances > 1 ? `, ${s.instances} instances` : ''}`,
@@ -179,19 +195,23 @@ function heading(result) {
 }
 
 export function renderTable(result) {
-  const rows = [HEADER, ...result.rows.map(cells)]
+  const postgres = hasDatabaseCpu(result)
+  const HEADER = headerOf(postgres)
+  const rows = [HEADER, ...result.rows.map((r) => cells(r, postgres))]
   const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => r[i].length)))
   const line = (r) => r.map((c, i) => (i === 0 || i === r.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd()
   return [...heading(result), line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line), '', ...footer(result)].join('\n')
 }
 
 export function renderMarkdown(result) {
+  const postgres = hasDatabaseCpu(result)
+  const HEADER = headerOf(postgres)
   const row = (r) => `| ${r.join(' | ')} |`
   return [
     ...heading(result),
     row(HEADER),
     row(HEADER.map((_, i) => (i === 0 || i === HEADER.length - 1 ? '---' : '---:'))),
-    ...result.rows.map((r) => row(cells(r))),
+    ...result.rows.map((r) => row(cells(r, postgres))),
     '',
     ...footer(result).map((l) => `- ${l}`),
     '',
