@@ -8,10 +8,12 @@
  *
  * Each export is a table of columns (src/domain/csv.ts): the representation's scalar fields in
  * C3's order with, beside them, what names things (the customer's email, the items' names).
- * Adding a column (C16's money) is one line of its table.
+ * Money (C16) is written as the representation shows it: the subscription's totals as the catalog
+ * prices it now, the installment's frozen ones.
  */
 import type { Reply } from '../http/types.ts'
-import { csvHeader, csvRecords, type Column } from '../domain/csv.ts'
+import { csvHeader, csvRecords, type Column, type Decimal } from '../domain/csv.ts'
+import { costOf, totalsOf, type Totals } from '../domain/money.ts'
 import type { Attempt, Installment, SnapshotLine } from '../domain/installment.ts'
 import type { User } from '../domain/types.ts'
 import type { ExportItem, SubscriptionExportRow } from '../store/api.ts'
@@ -31,6 +33,13 @@ export const CSV_TYPE = 'text/csv; charset=utf-8'
 /** `2 × Coffee; 1 × Tea`: a subscription's or installment's items, by their catalog names. */
 const itemsText = (items: readonly (ExportItem | SnapshotLine)[]): string => items.map((i) => `${i.quantity} × ${i.name}`).join('; ')
 
+/** C16 money, written as the number it is (never guarded as text); null stays an empty cell. */
+const decimal = (amount: string | null): Decimal | null => (amount === null ? null : { decimal: amount })
+
+/** A subscription's next delivery as the catalog prices it now (C16), as renderSubscription shows it. */
+const subscriptionTotals = (r: SubscriptionExportRow): Totals =>
+  totalsOf(r.items.map((i) => costOf(i.quantity, i.unit_price, i.discount_bp)), r.subscription.currency)
+
 export const SUBSCRIPTION_COLUMNS: readonly Column<SubscriptionExportRow>[] = [
   ['id', (r) => r.subscription.id],
   ['user_id', (r) => r.subscription.user_id],
@@ -47,6 +56,9 @@ export const SUBSCRIPTION_COLUMNS: readonly Column<SubscriptionExportRow>[] = [
   ['payment_method_id', (r) => r.subscription.payment_method_id],
   ['payment_source_id', (r) => r.subscription.payment_source_id],
   ['currency', (r) => r.subscription.currency],
+  ['subtotal', (r) => decimal(subscriptionTotals(r).subtotal)],
+  ['discount_total', (r) => decimal(subscriptionTotals(r).discount_total)],
+  ['total', (r) => decimal(subscriptionTotals(r).total)],
   ['processing_state', (r) => r.subscription.processing_state],
   ['items', (r) => itemsText(r.items)],
   ['created_at', (r) => r.subscription.created_at],
@@ -81,6 +93,9 @@ export const INSTALLMENT_COLUMNS: readonly Column<InstallmentExportRow>[] = [
   ['payment_method_id', (r) => r.installment.payment_method_id],
   ['payment_source_id', (r) => r.installment.payment_source_id],
   ['currency', (r) => r.installment.currency],
+  ['subtotal', (r) => decimal(r.installment.subtotal)],
+  ['discount_total', (r) => decimal(r.installment.discount_total)],
+  ['total', (r) => decimal(r.installment.total)],
   ['attempts', (r) => r.attempts.length],
   ['last_result', (r) => lastAttempt(r)?.result ?? null],
   ['last_order_reference', (r) => lastAttempt(r)?.order_reference ?? null],
