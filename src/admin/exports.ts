@@ -16,6 +16,7 @@ import { csvHeader, csvRecords, type Column, type Decimal } from '../domain/csv.
 import { costOf, totalsOf, type Totals } from '../domain/money.ts'
 import type { Attempt, Installment, SnapshotLine } from '../domain/installment.ts'
 import type { User } from '../domain/types.ts'
+import type { Language } from '../domain/messages.ts'
 import type { ExportItem, SubscriptionExportRow } from '../store/api.ts'
 import type { App } from '../api/kit/app.ts'
 import { authenticateAdmin } from '../api/kit/auth.ts'
@@ -65,10 +66,13 @@ export const SUBSCRIPTION_COLUMNS: readonly Column<SubscriptionExportRow>[] = [
   ['updated_at', (r) => r.subscription.updated_at],
 ]
 
-export const USER_COLUMNS: readonly Column<User>[] = [
+/** The user as the admin API shows it (C17: `locale` is the service's default while they have none of their own). */
+export const userColumns = (defaultLocale: Language): readonly Column<User>[] => [
   ['id', (u) => u.id],
   ['email', (u) => u.email],
   ['external_id', (u) => u.external_id],
+  ['locale', (u) => u.locale ?? defaultLocale],
+  ['email_notifications', (u) => u.email_notifications],
   ['created_at', (u) => u.created_at],
   ['updated_at', (u) => u.updated_at],
 ]
@@ -115,7 +119,7 @@ export const exportUsers = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
   const q = readExportQuery(ctx.query, USER_FILTERS)
   const filter = userFilter(q)
-  return csvReply(app, 'users', USER_COLUMNS, q.after, (u) => u.id, (after) => app.store.accounts.listUsers(after, EXPORT_BATCH, filter))
+  return csvReply(app, 'users', userColumns(app.config.defaultLocale), q.after, (u) => u.id, (after) => app.store.accounts.listUsers(after, EXPORT_BATCH, filter))
 }
 
 export const exportInstallments = (app: App): ApiHandler => async (ctx) => {

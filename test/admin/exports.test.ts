@@ -119,8 +119,10 @@ test(`users.csv: every user across batches of ${EXPORT_BATCH}, in id order, from
   const all = await server.store.accounts.listUsers(0, n + 1)
   assert.equal(all.length, n)
   const { header, rows, text } = await csv(server, 'users.csv')
-  assert.deepEqual(header, ['id', 'email', 'external_id', 'created_at', 'updated_at'])
-  assert.deepEqual(rows, all.map((u) => ({ id: String(u.id), email: u.email, external_id: u.external_id, created_at: u.created_at, updated_at: u.updated_at })))
+  assert.deepEqual(header, ['id', 'email', 'external_id', 'locale', 'email_notifications', 'created_at', 'updated_at'])
+  assert.deepEqual(rows, all.map((u) => ({
+    id: String(u.id), email: u.email, external_id: u.external_id, locale: 'en', email_notifications: 'true', created_at: u.created_at, updated_at: u.updated_at,
+  })))
   assert.ok(text.endsWith('\r\n'))
   // Exactly a batch's worth after `after` (the last batch full, then an empty read).
   const from = (all[n - EXPORT_BATCH - 1] as { id: number }).id
@@ -254,4 +256,18 @@ test('money as C16 strings: a subscription\'s subtotal, discount_total and total
   assert.deepEqual(installments.header.slice(from, from + 4), ['currency', 'subtotal', 'discount_total', 'total'])
   assert.deepEqual(installments.rows.map(money), [['USD', '37.50', '3.75', '33.75']])
   assert.equal((await csv(server, 'subscriptions.csv')).rows[0]?.['total'], '54.00')
+})
+
+test('users.csv: each user\'s locale (the service\'s default while they have none) and email_notifications, as the admin API shows them', async (t) => {
+  const server = await startTestServer(t, { REPLENISH_DEFAULT_LOCALE: 'fr' })
+  const plain = await seedUser(server.store)
+  const set = await seedUser(server.store)
+  const patched = await server.request('PATCH', `${A}/users/${set.id}`, { key: ADMIN_TOKEN, json: { user: { locale: 'de', email_notifications: false } } })
+  assert.equal(patched.status, 200, patched.text)
+  const { rows } = await csv(server, 'users.csv')
+  for (const [i, id] of [plain.id, set.id].entries()) {
+    const shown = (await server.request('GET', `${A}/users/${id}`, { key: ADMIN_TOKEN })).body
+    assert.deepEqual([rows[i]?.['locale'], rows[i]?.['email_notifications']], [shown.locale, String(shown.email_notifications)])
+  }
+  assert.deepEqual(rows.map((r) => [r['locale'], r['email_notifications']]), [['fr', 'true'], ['de', 'false']])
 })
