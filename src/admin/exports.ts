@@ -8,12 +8,15 @@
  *
  * Each export is a table of columns (src/domain/csv.ts): the representation's scalar fields in
  * C3's order with, beside them, what names things (the customer's email, the items' names).
- * Adding a column (C16's money) is one line of its table.
+ * Money (C16) is written as the representation shows it: the subscription's totals as the catalog
+ * prices it now, the installment's frozen ones.
  */
 import type { Reply } from '../http/types.ts'
-import { csvHeader, csvRecords, type Column } from '../domain/csv.ts'
+import { csvHeader, csvRecords, type Column, type Decimal } from '../domain/csv.ts'
+import { costOf, totalsOf, type Totals } from '../domain/money.ts'
 import type { Attempt, Installment, SnapshotLine } from '../domain/installment.ts'
 import type { User } from '../domain/types.ts'
+import type { Language } from '../domain/messages.ts'
 import type { ExportItem, SubscriptionExportRow } from '../store/api.ts'
 import type { App } from '../api/kit/app.ts'
 import { authenticateAdmin } from '../api/kit/auth.ts'
@@ -31,6 +34,13 @@ export const CSV_TYPE = 'text/csv; charset=utf-8'
 /** `2 × Coffee; 1 × Tea`: a subscription's or installment's items, by their catalog names. */
 const itemsText = (items: readonly (ExportItem | SnapshotLine)[]): string => items.map((i) => `${i.quantity} × ${i.name}`).join('; ')
 
+/** C16 money, written as the number it is (never guarded as text); null stays an empty cell. */
+const decimal = (amount: string | null): Decimal | null => (amount === null ? null : { decimal: amount })
+
+/** A subscription's next delivery as the catalog prices it now (C16), as renderSubscription shows it. */
+const subscriptionTotals = (r: SubscriptionExportRow): Totals =>
+  totalsOf(r.items.map((i) => costOf(i.quantity, i.unit_price, i.discount_bp)), r.subscription.currency)
+
 export const SUBSCRIPTION_COLUMNS: readonly Column<SubscriptionExportRow>[] = [
   ['id', (r) => r.subscription.id],
   ['user_id', (r) => r.subscription.user_id],
@@ -47,16 +57,22 @@ export const SUBSCRIPTION_COLUMNS: readonly Column<SubscriptionExportRow>[] = [
   ['payment_method_id', (r) => r.subscription.payment_method_id],
   ['payment_source_id', (r) => r.subscription.payment_source_id],
   ['currency', (r) => r.subscription.currency],
+  ['subtotal', (r) => decimal(subscriptionTotals(r).subtotal)],
+  ['discount_total', (r) => decimal(subscriptionTotals(r).discount_total)],
+  ['total', (r) => decimal(subscriptionTotals(r).total)],
   ['processing_state', (r) => r.subscription.processing_state],
   ['items', (r) => itemsText(r.items)],
   ['created_at', (r) => r.subscription.created_at],
   ['updated_at', (r) => r.subscription.updated_at],
 ]
 
-export const USER_COLUMNS: readonly Column<User>[] = [
+/** The user as the admin API shows it (C17: `locale` is the service's default while they have none of their own). */
+export const userColumns = (defaultLocale: Language): readonly Column<User>[] => [
   ['id', (u) => u.id],
   ['email', (u) => u.email],
   ['external_id', (u) => u.external_id],
+  ['locale', (u) => u.locale ?? defaultLocale],
+  ['email_notifications', (u) => u.email_notifications],
   ['created_at', (u) => u.created_at],
   ['updated_at', (u) => u.updated_at],
 ]
@@ -81,6 +97,9 @@ export const INSTALLMENT_COLUMNS: readonly Column<InstallmentExportRow>[] = [
   ['payment_method_id', (r) => r.installment.payment_method_id],
   ['payment_source_id', (r) => r.installment.payment_source_id],
   ['currency', (r) => r.installment.currency],
+  ['subtotal', (r) => decimal(r.installment.subtotal)],
+  ['discount_total', (r) => decimal(r.installment.discount_total)],
+  ['total', (r) => decimal(r.installment.total)],
   ['attempts', (r) => r.attempts.length],
   ['last_result', (r) => lastAttempt(r)?.result ?? null],
   ['last_order_reference', (r) => lastAttempt(r)?.order_reference ?? null],
@@ -100,7 +119,7 @@ export const exportUsers = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
   const q = readExportQuery(ctx.query, USER_FILTERS)
   const filter = userFilter(q)
-  return csvReply(app, 'users', USER_COLUMNS, q.after, (u) => u.id, (after) => app.store.accounts.listUsers(after, EXPORT_BATCH, filter))
+  return csvReply(app, 'users', userColumns(app.config.defaultLocale), q.after, (u) => u.id, (after) => app.store.accounts.listUsers(after, EXPORT_BATCH, filter))
 }
 
 export const exportInstallments = (app: App): ApiHandler => async (ctx) => {

@@ -1,6 +1,6 @@
 import type { Route } from '../http/types.ts'
 import type { App } from '../api/kit/app.ts'
-import { endpoint, type ApiHandler } from '../api/kit/endpoint.ts'
+import { endpoint, withDryRunAnswers, type ApiHandler } from '../api/kit/endpoint.ts'
 import * as u from './users.ts'
 import * as c from './catalog.ts'
 import * as s from './subscriptions.ts'
@@ -26,7 +26,7 @@ const A = '/admin/api/v1'
 export function adminRoutes(app: App): Route[] {
   // Every write of the table answers Replenish-Dry-Run (C18).
   const r = (make: (app: App) => ApiHandler) => endpoint(app, make(app), { dryRuns: true })
-  return [
+  return withDryRunAnswers([
     ['POST', `${A}/users`, r(u.createUser)],
     ['GET', `${A}/users`, r(u.listUsers)],
     ['GET', `${A}/users/:id`, r(u.showUser)],
@@ -87,5 +87,5 @@ export function adminRoutes(app: App): Route[] {
     ['GET', `${A}/exports/subscriptions.csv`, r(x.exportSubscriptions)],
     ['GET', `${A}/exports/users.csv`, r(x.exportUsers)],
     ['GET', `${A}/exports/installments.csv`, r(x.exportInstallments)],
-  ]
+  ])
 }

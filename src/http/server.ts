@@ -104,6 +104,7 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
     let userId: number | null = null
     let reply: Reply
     let raw: Buffer = EMPTY
+    let handled = false
     try {
       if (match.kind === 'not_found') throw notFound()
       if (match.kind === 'method_not_allowed') {
@@ -117,6 +118,7 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
       raw = method === 'GET' || method === 'HEAD' ? EMPTY : await readBody(req, own?.maxBodyBytes ?? options.maxBodyBytes)
       const body = own?.rawBodyType === undefined ? parseBody(req.headers['content-type'], raw) : rawBody(own.rawBodyType, req.headers['content-type'], raw)
       const ctx = new RequestCtx(req, match, method, path, search, body, raw, requestId)
+      handled = true
       try {
         reply = await match.handler(ctx)
       } finally {
@@ -130,6 +132,8 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
       reply = err instanceof BodyCutOff
         ? { status: timedOut.has(req.socket) ? 408 : 499, body: null }
         : errorReply(err, requestId, options.logError, outages)
+      const early = !handled && match.kind === 'found' ? match.options?.earlyAnswerHeaders?.(req) : undefined
+      if (early !== undefined) reply = { ...reply, headers: { ...reply.headers, ...early } }
     }
     let status = reply.status
     if (!res.headersSent && !res.destroyed) {

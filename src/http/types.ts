@@ -63,6 +63,12 @@ export interface RouteOptions {
    * stranger before holding it in memory. `ctx.body` is not read yet here.
    */
   readonly beforeBody?: (ctx: Ctx) => void | Promise<void>
+  /**
+   * Headers the handler would have put on its answer, for an answer the server gives before the
+   * handler runs (the body refused: 400, 413, 415; `beforeBody`'s refusal): C18's dry runs say
+   * `Replenish-Dry-Run: 1` on every answer, these included.
+   */
+  readonly earlyAnswerHeaders?: (req: IncomingMessage) => Record<string, string> | undefined
 }
 
 /** `[method, path template, handler, options?]`: PATCH routes answer PUT too (C1). */

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import zlib from 'node:zlib'
 import type { Store } from '../../src/store/api.ts'
 import { EXPORT_BATCH } from '../../src/admin/exports.ts'
-import { ADMIN_TOKEN, createSubscription, seedPayment, seedUser, startTestServer, type TestResponse, type TestServer } from '../helpers/server.ts'
+import { ADMIN_TOKEN, createSubscription, seedPayment, seedSubscribable, seedUser, startTestServer, type TestResponse, type TestServer } from '../helpers/server.ts'
 import { bulkUsers } from '../helpers/rows.ts'
 import { rawGet } from '../helpers/raw-http.ts'
 import { csvObjects, parseCsv } from '../helpers/csv.ts'
@@ -53,7 +53,8 @@ test('subscriptions.csv: the headers, then one record per subscription in id ord
   assert.ok(res.headers.get('x-request-id'))
   assert.deepEqual(header, [
     'id', 'user_id', 'user_email', 'user_external_id', 'state', 'paused', 'interval_length', 'interval_units', 'actionable_date', 'end_date',
-    'skip_count', 'successive_skip_count', 'payment_method_id', 'payment_source_id', 'currency', 'processing_state', 'items', 'created_at', 'updated_at',
+    'skip_count', 'successive_skip_count', 'payment_method_id', 'payment_source_id', 'currency', 'subtotal', 'discount_total', 'total',
+    'processing_state', 'items', 'created_at', 'updated_at',
   ])
   const shown = (await server.request('GET', `${A}/subscriptions/${bare.id}`, { key: ADMIN_TOKEN })).body
   assert.deepEqual(rows, [
@@ -61,12 +62,12 @@ test('subscriptions.csv: the headers, then one record per subscription in id ord
       id: String(rich.id), user_id: String(owner.id), user_email: email as string, user_external_id: 'shop-7', state: 'active', paused: 'false',
       interval_length: '2', interval_units: 'week', actionable_date: rich.actionable_date, end_date: '2027-01-01', skip_count: '0',
       successive_skip_count: '0', payment_method_id: String(pay.methodId), payment_source_id: String(pay.sourceId), currency: 'USD',
-      processing_state: 'pending', items: '3 × Tea "Earl Grey"; 1 × Coffee, dark', created_at: rich.created_at, updated_at: rich.updated_at,
+      subtotal: '', discount_total: '', total: '', processing_state: 'pending', items: '3 × Tea "Earl Grey"; 1 × Coffee, dark', created_at: rich.created_at, updated_at: rich.updated_at,
     },
     {
       id: String(bare.id), user_id: String(owner.id), user_email: email as string, user_external_id: 'shop-7', state: 'active', paused: 'true',
       interval_length: '1', interval_units: 'month', actionable_date: '', end_date: '', skip_count: '0', successive_skip_count: '0',
-      payment_method_id: '', payment_source_id: '', currency: 'USD', processing_state: 'pending', items: '', created_at: shown.created_at,
+      payment_method_id: '', payment_source_id: '', currency: 'USD', subtotal: '0.00', discount_total: '0.00', total: '0.00', processing_state: 'pending', items: '', created_at: shown.created_at,
       updated_at: shown.updated_at,
     },
   ])
@@ -118,8 +119,10 @@ test(`users.csv: every user across batches of ${EXPORT_BATCH}, in id order, from
   const all = await server.store.accounts.listUsers(0, n + 1)
   assert.equal(all.length, n)
   const { header, rows, text } = await csv(server, 'users.csv')
-  assert.deepEqual(header, ['id', 'email', 'external_id', 'created_at', 'updated_at'])
-  assert.deepEqual(rows, all.map((u) => ({ id: String(u.id), email: u.email, external_id: u.external_id, created_at: u.created_at, updated_at: u.updated_at })))
+  assert.deepEqual(header, ['id', 'email', 'external_id', 'locale', 'email_notifications', 'created_at', 'updated_at'])
+  assert.deepEqual(rows, all.map((u) => ({
+    id: String(u.id), email: u.email, external_id: u.external_id, locale: 'en', email_notifications: 'true', created_at: u.created_at, updated_at: u.updated_at,
+  })))
   assert.ok(text.endsWith('\r\n'))
   // Exactly a batch's worth after `after` (the last batch full, then an empty read).
   const from = (all[n - EXPORT_BATCH - 1] as { id: number }).id
@@ -144,13 +147,13 @@ test('installments.csv: due date, state, the customer, the items by name, attemp
   const { header, rows } = await csv(server, 'installments.csv')
   assert.deepEqual(header, [
     'id', 'subscription_id', 'user_id', 'user_email', 'user_external_id', 'due_date', 'state', 'retry_at', 'items', 'payment_method_id',
-    'payment_source_id', 'currency', 'attempts', 'last_result', 'last_order_reference', 'last_message', 'created_at', 'updated_at',
+    'payment_source_id', 'currency', 'subtotal', 'discount_total', 'total', 'attempts', 'last_result', 'last_order_reference', 'last_message', 'created_at', 'updated_at',
   ])
   assert.equal(rows.length, 2)
   const after = (await server.request('GET', `${A}/installments/${first.id}`, { key: ADMIN_TOKEN })).body
   assert.deepEqual(rows[0], {
     id: String(first.id), subscription_id: String(sub.id), user_id: String(alice.id), user_email: email, user_external_id: '', due_date: '2026-01-20',
-    state: 'fulfilled', retry_at: '', items: '2 × Beans', payment_method_id: '', payment_source_id: '', currency: 'USD', attempts: '1',
+    state: 'fulfilled', retry_at: '', items: '2 × Beans', payment_method_id: '', payment_source_id: '', currency: 'USD', subtotal: '', discount_total: '', total: '', attempts: '1',
     last_result: 'fulfilled', last_order_reference: 'R-1', last_message: "'=1+1", created_at: after.created_at, updated_at: after.updated_at,
   })
   assert.deepEqual([rows[1]?.['due_date'], rows[1]?.['state'], rows[1]?.['attempts'], rows[1]?.['last_result']], ['2026-02-20', 'pending', '0', ''])
@@ -224,4 +227,47 @@ test('the stream is compressed when the client accepts it (gzip, or br when pref
   assert.equal(head.headers['content-disposition'], gzip.headers['content-disposition'])
   assert.equal(head.headers['content-encoding'], 'gzip')
   assert.equal(head.bytes.length, 0)
+})
+
+test('money as C16 strings: a subscription\'s subtotal, discount_total and total after currency (now, from the catalog), an installment\'s frozen ones; empty when unpriced', async (t) => {
+  const server = await startTestServer(t, { REPLENISH_TODAY: TODAY })
+  const alice = await seedUser(server.store)
+  const beans = await seedSubscribable(server.store, { prices: { USD: '12.50', JPY: '1250' }, discount: 1000 })
+  const unpriced = await seedSubscribable(server.store)
+  const usd = await createSubscription(server, alice.key, { actionable_date: '2026-01-20', line_items_attributes: [{ subscribable_id: beans, quantity: 3 }] })
+  const jpy = await createSubscription(server, alice.key, { currency: 'JPY', line_items_attributes: [{ subscribable_id: beans, quantity: 1 }] })
+  const none = await createSubscription(server, alice.key, { line_items_attributes: [{ subscribable_id: unpriced, quantity: 1 }] })
+  await processAsOf(server, '2026-01-21')
+
+  const { header, rows } = await csv(server, 'subscriptions.csv')
+  const at = header.indexOf('currency')
+  assert.deepEqual(header.slice(at, at + 4), ['currency', 'subtotal', 'discount_total', 'total'])
+  const money = (r: Record<string, string> | undefined): (string | undefined)[] => [r?.['currency'], r?.['subtotal'], r?.['discount_total'], r?.['total']]
+  assert.deepEqual(rows.map(money), [['USD', '37.50', '3.75', '33.75'], ['JPY', '1250', '125', '1125'], ['USD', '', '', '']])
+  for (const [i, sub] of [usd, jpy, none].entries()) {
+    const shown = (await server.request('GET', `${A}/subscriptions/${sub.id}`, { key: ADMIN_TOKEN })).body
+    assert.deepEqual(money(rows[i]), [shown.currency, shown.subtotal ?? '', shown.discount_total ?? '', shown.total ?? ''])
+  }
+
+  // The catalog's price changes; the installment keeps what it was made with.
+  await server.request('PATCH', `${A}/subscribables/${beans}`, { key: ADMIN_TOKEN, json: { subscribable: { prices: { USD: '20.00' } } } })
+  const installments = await csv(server, 'installments.csv')
+  const from = installments.header.indexOf('currency')
+  assert.deepEqual(installments.header.slice(from, from + 4), ['currency', 'subtotal', 'discount_total', 'total'])
+  assert.deepEqual(installments.rows.map(money), [['USD', '37.50', '3.75', '33.75']])
+  assert.equal((await csv(server, 'subscriptions.csv')).rows[0]?.['total'], '54.00')
+})
+
+test('users.csv: each user\'s locale (the service\'s default while they have none) and email_notifications, as the admin API shows them', async (t) => {
+  const server = await startTestServer(t, { REPLENISH_DEFAULT_LOCALE: 'fr' })
+  const plain = await seedUser(server.store)
+  const set = await seedUser(server.store)
+  const patched = await server.request('PATCH', `${A}/users/${set.id}`, { key: ADMIN_TOKEN, json: { user: { locale: 'de', email_notifications: false } } })
+  assert.equal(patched.status, 200, patched.text)
+  const { rows } = await csv(server, 'users.csv')
+  for (const [i, id] of [plain.id, set.id].entries()) {
+    const shown = (await server.request('GET', `${A}/users/${id}`, { key: ADMIN_TOKEN })).body
+    assert.deepEqual([rows[i]?.['locale'], rows[i]?.['email_notifications']], [shown.locale, String(shown.email_notifications)])
+  }
+  assert.deepEqual(rows.map((r) => [r['locale'], r['email_notifications']]), [['fr', 'true'], ['de', 'false']])
 })

@@ -291,3 +291,24 @@ test('Replenish-Dry-Run other than 1 is refused before anything runs; reads igno
   const read = await server.request('GET', `/api/v1/subscriptions/${f.subs.skip}`, { key: f.alice.key, headers: { 'replenish-dry-run': 'true' } })
   assert.deepEqual([read.status, read.headers.get('replenish-dry-run')], [200, null])
 })
+
+test('a body refused before any handler runs (400, 415, 413, an import\'s 401) still says Replenish-Dry-Run: 1, as the real refusal then answers', async (t) => {
+  const server = await startTestServer(t, { REPLENISH_TODAY: TODAY, REPLENISH_MAX_BODY_BYTES: '1024' })
+  const alice = await seedUser(server.store)
+  const refused: [string, string, string | undefined, Record<string, string>, string][] = [
+    ['POST', '/api/v1/subscriptions', alice.key, { 'content-type': 'application/json' }, '{"subscription": '],
+    ['POST', '/api/v1/subscriptions', alice.key, { 'content-type': 'text/plain' }, 'interval_length=1'],
+    ['POST', '/admin/api/v1/users', ADMIN_TOKEN, { 'content-type': 'application/json' }, JSON.stringify({ user: { email: `${'x'.repeat(2000)}@example.com` } })],
+    ['POST', '/admin/api/v1/users', ADMIN_TOKEN, { 'content-type': 'application/x-www-form-urlencoded' }, 'a=1&a[b]=2'],
+    ['POST', '/admin/api/v1/imports', undefined, { 'content-type': 'application/x-ndjson' }, '{"type":"user","id":1,"email":"a@example.com"}\n'],
+  ]
+  for (const [method, path, key, headers, raw] of refused) {
+    const before = await snapshot(server.store)
+    const dry = await server.request(method, path, { key, headers: { ...headers, ...DRY }, raw })
+    const real = await server.request(method, path, { key, headers, raw })
+    assert.ok(real.status >= 400 && real.status < 500, `${path}: ${real.status}`)
+    assert.deepEqual([dry.status, dry.body, dry.headers.get('replenish-dry-run')], [real.status, real.body, '1'], `${path} ${raw.slice(0, 20)}`)
+    assert.equal(real.headers.get('replenish-dry-run'), null)
+    assert.deepEqual(await snapshot(server.store), before)
+  }
+})

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { HttpError } from '../../http/http-error.ts'
-import type { Ctx, Reply } from '../../http/types.ts'
+import type { IncomingMessage } from 'node:http'
+import type { Ctx, Reply, Route } from '../../http/types.ts'
 import { ValidationFailed } from '../../domain/field-errors.ts'
 import { negotiateLanguage, type Language } from '../../domain/messages.ts'
 import { bearerToken, sha256 } from './auth.ts'
@@ -188,6 +189,19 @@ function askedForDryRun(ctx: Ctx): boolean {
   if (value === '1') return true
   throw new HttpError(422, { error: 'Replenish-Dry-Run must be 1 (a dry run), or be left out for a real request.' })
 }
+
+/**
+ * Gives each write of a route table (C18: the customer and admin APIs') `earlyAnswerHeaders`, so
+ * that a dry run whose body the server refuses before the handler (400, 413, 415) says
+ * `Replenish-Dry-Run: 1` like every other answer to it.
+ */
+export function withDryRunAnswers(routes: Route[]): Route[] {
+  return routes.map(([method, path, handler, options]) =>
+    method === 'GET' ? [method, path, handler, options] : [method, path, handler, { ...options, earlyAnswerHeaders: dryRunAnswerOf }])
+}
+
+const dryRunAnswerOf = (req: IncomingMessage): Record<string, string> | undefined =>
+  req.headers[DRY_RUN_HEADER] === '1' ? DRY_RUN_ANSWER : undefined
 
 const asDryRun = (reply: Reply): Reply => ({ ...reply, headers: { ...reply.headers, ...DRY_RUN_ANSWER } })
 

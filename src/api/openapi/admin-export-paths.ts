@@ -35,9 +35,9 @@ function exportOf(name: string, id: string, what: string, filters: Record<string
 export const adminExportPaths: readonly Entry[] = [
   exportOf('subscriptions', 'exportSubscriptions', 'subscription', SUBSCRIPTION_QUERY,
     'id, user_id, user_email, user_external_id, state, paused, interval_length, interval_units, actionable_date, end_date, skip_count, ' +
-      'successive_skip_count, payment_method_id, payment_source_id, currency, processing_state, items (`2 × Coffee; 1 × Tea`), created_at, updated_at'),
-  exportOf('users', 'exportUsers', 'user', USER_QUERY, 'id, email, external_id, created_at, updated_at'),
+      'successive_skip_count, payment_method_id, payment_source_id, currency, subtotal, discount_total, total (C16, as the catalog prices it now), processing_state, items (`2 × Coffee; 1 × Tea`), created_at, updated_at'),
+  exportOf('users', 'exportUsers', 'user', USER_QUERY, 'id, email, external_id, locale, email_notifications, created_at, updated_at'),
   exportOf('installments', 'exportInstallments', 'installment', INSTALLMENT_QUERY,
     'id, subscription_id, user_id, user_email, user_external_id, due_date, state, retry_at, items, payment_method_id, payment_source_id, ' +
-      'currency, attempts (their number), last_result, last_order_reference, last_message, created_at, updated_at'),
+      'currency, subtotal, discount_total, total (C16, frozen), attempts (their number), last_result, last_order_reference, last_message, created_at, updated_at'),
 ]

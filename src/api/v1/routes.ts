@@ -1,6 +1,6 @@
 import type { Route } from '../../http/types.ts'
 import type { App } from '../kit/app.ts'
-import { endpoint, type ApiHandler } from '../kit/endpoint.ts'
+import { endpoint, withDryRunAnswers, type ApiHandler } from '../kit/endpoint.ts'
 import * as s from './subscriptions.ts'
 import * as li from './line-items.ts'
 import * as inst from './installments.ts'
@@ -10,7 +10,7 @@ import { openApiDocument } from '../openapi/document.ts'
 export function customerRoutes(app: App): Route[] {
   // Every write of the table answers Replenish-Dry-Run (C18).
   const r = (make: (app: App) => ApiHandler) => endpoint(app, make(app), { dryRuns: true })
-  return [
+  return withDryRunAnswers([
     ['GET', '/api/v1/openapi.json', () => ({ status: 200, body: openApiDocument })],
     ['POST', '/api/v1/subscriptions', r(s.createSubscription)],
     ['GET', '/api/v1/subscriptions', r(s.listSubscriptions)],
@@ -27,5 +27,5 @@ export function customerRoutes(app: App): Route[] {
     ['GET', '/api/v1/line_items/:id', r(li.showLineItem)],
     ['PATCH', '/api/v1/line_items/:id', r(li.updateLineItem)],
     ['DELETE', '/api/v1/line_items/:id', r(li.deleteLineItem)],
-  ]
+  ])
 }

@@ -2,7 +2,7 @@ import type { PricedLineItem, State, Subscription, SubscriptionPatch } from '../
 import { COLUMN_OF } from '../columns.ts'
 import type { NewSubscription } from '../../domain/subscription-input.ts'
 import { renderSubscription } from '../../domain/representation.ts'
-import type { AdminSubscriptionFilter, SubscriptionExportRow, SubscriptionJson, SubscriptionsTx } from '../api.ts'
+import type { AdminSubscriptionFilter, ExportItemValues, SubscriptionExportRow, SubscriptionJson, SubscriptionsTx } from '../api.ts'
 import type { Sql } from './sql.ts'
 import { unlessRemoved } from './conflict.ts'
 import { LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_FROM, SUBSCRIPTION_COLUMNS, columns, nowIso, pricedLineItemOf, subscriptionOf, type SubscriptionRow } from './rows.ts'
@@ -28,10 +28,13 @@ function adminFilter(f: AdminSubscriptionFilter): { where: string; args: unknown
   return { where: where.join(' AND '), args }
 }
 
-/** Subscription `s`'s line items as `[[quantity, sku, name], …]` in C3's order: the export's item names. */
-const EXPORT_ITEMS = `SELECT coalesce(json_agg(json_build_array(li.quantity, sb.sku, sb.name) ORDER BY li.id), '[]')
-  FROM line_items li JOIN subscribables sb ON sb.id = li.subscribable_id WHERE li.subscription_id = s.id`
-type ExportRow = SubscriptionRow & { readonly user_email: string | null; readonly user_external_id: string | null; readonly items: [number, string, string][] }
+/**
+ * Subscription `s`'s line items as `[[quantity, sku, name, unit_price, discount_bp], …]` in C3's
+ * order: the export's item names and, priced in `s`'s currency as the catalog says now, its C16 money.
+ */
+const EXPORT_ITEMS = `SELECT coalesce(json_agg(json_build_array(li.quantity, c.sku, c.name, p.amount, c.discount_bp) ORDER BY li.id), '[]')
+  FROM line_items li ${priceJoin('s.currency')} WHERE li.subscription_id = s.id`
+type ExportRow = SubscriptionRow & { readonly user_email: string | null; readonly user_external_id: string | null; readonly items: ExportItemValues[] }
 
 /** A patch value as its column holds it: addresses are JSON text, `paused` a boolean as it is. */
 function sqlValue(key: keyof SubscriptionPatch, value: unknown): unknown {
@@ -201,7 +204,7 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
         subscription: subscriptionOf(r),
         user_email: r.user_email,
         user_external_id: r.user_external_id,
-        items: r.items.map(([quantity, sku, name]) => ({ quantity, sku, name })),
+        items: r.items.map(([quantity, sku, name, unit_price, discount_bp]) => ({ quantity, sku, name, unit_price, discount_bp })),
       }))
     },
     /**

@@ -33,7 +33,13 @@ export interface ExportItem {
   readonly quantity: number
   readonly sku: string
   readonly name: string
+  /** C16: the catalog's unit amount in the subscription's currency (minor units), null without one. */
+  readonly unit_price: number | null
+  readonly discount_bp: number
 }
+
+/** An ExportItem as both dialects' SQL answers it: `[quantity, sku, name, unit_price, discount_bp]`. */
+export type ExportItemValues = [number, string, string, number | null, number]
 
 export interface SubscriptionReads {
   /** The GET body (SQLite: from the body cache, never stale). */

@@ -7,7 +7,7 @@ import {
 } from './rows.ts'
 import type { BodyCache, LineItemsPart, SubscriptionJson } from './body-cache.ts'
 import { discountOf, priceJoin, sqliteMoneyText, totalText, unitOf } from '../money-sql.ts'
-import type { AdminSubscriptionFilter, SubscriptionExportRow } from '../api.ts'
+import type { AdminSubscriptionFilter, ExportItemValues, SubscriptionExportRow } from '../api.ts'
 export type { AdminSubscriptionFilter }
 
 function sqlValue(key: keyof SubscriptionPatch, value: unknown): string | number | null {
@@ -83,9 +83,12 @@ function adminFilter(f: AdminSubscriptionFilter): { where: string; args: (string
   return { where: where.join(' AND '), args }
 }
 
-/** Subscription `s`'s line items as `[[quantity, sku, name], …]` in C3's order: the export's item names. */
-const EXPORT_ITEMS = `SELECT json_group_array(json_array(x.quantity, x.sku, x.name)) FROM (SELECT li.quantity, sb.sku, sb.name
-  FROM line_items li JOIN subscribables sb ON sb.id = li.subscribable_id WHERE li.subscription_id = s.id ORDER BY li.id) x`
+/**
+ * Subscription `s`'s line items as `[[quantity, sku, name, unit_price, discount_bp], …]` in C3's
+ * order: the export's item names and, priced in `s`'s currency as the catalog says now, its C16 money.
+ */
+const EXPORT_ITEMS = `SELECT json_group_array(json_array(x.quantity, x.sku, x.name, x.unit_price, x.discount_bp)) FROM (SELECT li.quantity,
+  c.sku, c.name, p.amount AS unit_price, c.discount_bp FROM line_items li ${priceJoin('s.currency')} WHERE li.subscription_id = s.id ORDER BY li.id) x`
 
 /** Subscriptions and their line items. Reads come back as arrays (rows.ts); writes return no rows. */
 export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
@@ -289,7 +292,8 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
         subscription: subscriptionOf(row),
         user_email: row[SUBSCRIPTION_COLUMNS.length] as string | null,
         user_external_id: row[SUBSCRIPTION_COLUMNS.length + 1] as string | null,
-        items: (JSON.parse(row[SUBSCRIPTION_COLUMNS.length + 2] as string) as [number, string, string][]).map(([quantity, sku, name]) => ({ quantity, sku, name })),
+        items: (JSON.parse(row[SUBSCRIPTION_COLUMNS.length + 2] as string) as ExportItemValues[])
+          .map(([quantity, sku, name, unit_price, discount_bp]) => ({ quantity, sku, name, unit_price, discount_bp })),
       }))
     },
     idsWithPaymentSource(sourceId: number): number[] {
