@@ -42,7 +42,7 @@ export function buildApp(config: Config, store: Store, logError: (entry: object)
     store,
     clock: serviceClock(config.timeZone, config.today),
     keyCache: new Map(),
-    keyCacheMs: store.kind === 'postgres' ? 0 : KEY_CACHE_MS,
+    keyCacheMs: KEY_CACHE_MS,
     limits: requestLimits({ rate: config.rateLimit, burst: config.rateBurst, authFailures: config.authFailureLimit }),
     logError,
     endpointsChanged: new Set(),

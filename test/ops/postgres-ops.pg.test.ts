@@ -6,7 +6,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ON_POSTGRES, TEST_BACKEND, openTestStore, postgresOf } from '../helpers/store.ts'
-import { ADMIN_TOKEN, startTestServer } from '../helpers/server.ts'
+import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.ts'
 import { runCli, testDb } from '../cli/harness.ts'
 import { freePort } from '../helpers/postgres.ts'
 import { POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres/migrations.ts'
@@ -101,4 +101,45 @@ test('two instances answer alike: a key revoked through one fails on the other f
   const after = await b.request('GET', '/api/v1/subscriptions', { key })
   assert.equal(after.status, 401)
   assert.deepEqual(after.body, { error: 'Invalid API key specified.' })
+})
+
+/** A user with a key and a subscription, made through `a`; the key then read through `b`'s cached path. */
+async function cachedOnB(a: TestServer, b: TestServer, email: string): Promise<{ userId: number; keyId: number; key: string; path: string }> {
+  const user = await a.request('POST', '/admin/api/v1/users', { key: ADMIN_TOKEN, json: { user: { email } } })
+  const made = await a.request('POST', `/admin/api/v1/users/${user.body.id}/api_keys`, { key: ADMIN_TOKEN })
+  const key = made.body.key as string
+  const sub = await a.request('POST', '/api/v1/subscriptions', { key, json: { subscription: { interval_length: 1, interval_units: 'month' } } })
+  assert.equal(sub.status, 200, sub.text)
+  const path = `/api/v1/subscriptions/${sub.body.id}`
+  // Twice: the first looks the key up and caches it with the credentials' generation, the second
+  // answers from that cache after checking the generation in the read's own statement.
+  for (let i = 0; i < 2; i++) assert.equal((await b.request('GET', path, { key })).status, 200)
+  return { userId: user.body.id, keyId: made.body.id, key, path }
+}
+
+test('issue 30: a key cached by an instance fails there on the next GET once another instance revokes it', async (t) => {
+  const a = await startTestServer(t)
+  const b = await startTestServer(t, { REPLENISH_DB: a.config.db })
+  const revoked = await cachedOnB(a, b, 'cached@example.com')
+  const other = await cachedOnB(a, b, 'other@example.com')
+  assert.equal((await a.request('DELETE', `/admin/api/v1/api_keys/${revoked.keyId}`, { key: ADMIN_TOKEN })).status, 200)
+  for (const path of [revoked.path, '/api/v1/subscriptions/999999', '/api/v1/subscriptions/not-an-id']) {
+    const after = await b.request('GET', path, { key: revoked.key })
+    assert.equal(after.status, 401, path)
+    assert.deepEqual(after.body, { error: 'Invalid API key specified.' })
+  }
+  const write = await b.request('PATCH', revoked.path, { key: revoked.key, json: { subscription: { interval_length: 2 } } })
+  assert.equal(write.status, 401, 'a write through b with the revoked key')
+  // Another customer's key, cached before the revocation moved the generation, still works: looked up again.
+  for (let i = 0; i < 2; i++) assert.equal((await b.request('GET', other.path, { key: other.key })).status, 200)
+})
+
+test('issue 30: erasing a user through one instance ends its cached key on another', async (t) => {
+  const a = await startTestServer(t)
+  const b = await startTestServer(t, { REPLENISH_DB: a.config.db })
+  const user = await cachedOnB(a, b, 'erased@example.com')
+  const erased = await a.request('POST', `/admin/api/v1/users/${user.userId}/erase`, { key: ADMIN_TOKEN })
+  assert.equal(erased.status, 200, erased.text)
+  const after = await b.request('GET', user.path, { key: user.key })
+  assert.equal(after.status, 401)
 })

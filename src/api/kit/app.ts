@@ -8,11 +8,16 @@ export interface App {
   readonly config: Config
   readonly store: Store
   readonly clock: Clock
-  /** presented key → user id (and the key's hash and C18 actor), so an authorized read costs no key query; cleared on revoke. */
-  readonly keyCache: Map<string, { userId: number; until: number; hash: string; actor: Actor }>
   /**
-   * How long a key stays in `keyCache`: 10 s on SQLite (one process revokes, and clears it);
-   * 0 on PostgreSQL, where a key revoked through another instance must fail here at once (C15).
+   * presented key → user id (and the key's hash and C18 actor), so an authorized read costs no key
+   * query; cleared on revoke. On PostgreSQL an entry carries the credentials' generation it was
+   * read at and holds only for a read that checks it (auth.ts, authenticatedRead).
+   */
+  readonly keyCache: Map<string, { userId: number; until: number; hash: string; actor: Actor; generation?: number }>
+  /**
+   * How long a key stays in `keyCache` (10 s). On SQLite one process revokes, and clears it; on
+   * PostgreSQL a key revoked through another instance must fail here at once (C15), which the
+   * generation check does.
    */
   readonly keyCacheMs: number
   /** Per-key token buckets and per-address failure counters (C12 limits). */

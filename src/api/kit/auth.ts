@@ -41,8 +41,39 @@ export function authenticate(app: App, ctx: Ctx): number | Promise<number> {
   if (key === undefined) return withoutKey(app, ctx)
   // Keyed by the presented key so a cached caller costs no hash; the hash is only for storage.
   const cached = app.keyCache.get(key)
-  if (cached !== undefined && cached.until > Date.now()) return admit(app, ctx, cached.userId, cached.hash, cached.actor)
+  // A key cached with a generation (PostgreSQL) holds only where a read checks it: authenticatedRead.
+  if (cached !== undefined && cached.generation === undefined && cached.until > Date.now()) return admit(app, ctx, cached.userId, cached.hash, cached.actor)
   return lookUpKey(app, ctx, key)
+}
+
+/**
+ * C2 for a read that can check a cached key in its own statement, and the read's answer. On
+ * PostgreSQL another instance may revoke a key at any moment (C15: it fails everywhere from the
+ * next request on), so a key cached here holds only if `read`, asked for the credentials'
+ * generation, saw the one the key was cached at: a revocation moves it in its own transaction,
+ * and the read's snapshot shows both or neither. Otherwise (or when the read found nothing, which
+ * may be a 404 or a 401) the key is looked up again and `read` runs again. One statement for a
+ * GET instead of two. On SQLite `authenticate`'s cache is exact, and `read` is asked for nothing.
+ */
+export async function authenticatedRead<T extends { readonly generation?: number }>(
+  app: App, ctx: Ctx, read: (withGeneration: boolean) => Promise<T | undefined>,
+): Promise<{ userId: number; found: T | undefined }> {
+  const key = bearerToken(ctx)
+  const cached = key === undefined ? undefined : app.keyCache.get(key)
+  if (key !== undefined && cached?.generation !== undefined && cached.until > Date.now()) {
+    // A read that fails (a malformed id) runs again below, after the key is known good: a caller
+    // with a revoked key hears 401 first, as without the cache.
+    let found: T | undefined
+    try {
+      found = await read(true)
+    } catch {
+      found = undefined
+    }
+    if (found !== undefined && found.generation === cached.generation) return { userId: admit(app, ctx, cached.userId, cached.hash, cached.actor), found }
+    app.keyCache.delete(key)
+  }
+  const userId = await authenticate(app, ctx)
+  return { userId, found: await read(false) }
 }
 
 async function lookUpKey(app: App, ctx: Ctx, key: string): Promise<number> {
@@ -61,7 +92,7 @@ async function lookUpKey(app: App, ctx: Ctx, key: string): Promise<number> {
   const actor: Actor = { type: 'customer', id: found.id }
   if (app.keyCacheMs > 0) {
     if (app.keyCache.size > 100_000) app.keyCache.clear()
-    app.keyCache.set(key, { userId, until: Date.now() + app.keyCacheMs, hash, actor })
+    app.keyCache.set(key, { userId, until: Date.now() + app.keyCacheMs, hash, actor, ...(found.generation === undefined ? {} : { generation: found.generation }) })
   }
   return admit(app, ctx, userId, hash, actor)
 }

@@ -248,7 +248,7 @@ async function callerScope(app: App, ctx: Ctx): Promise<string | undefined> {
   }
   // The same answer authenticate() will give: its cache first, so the two never disagree.
   const cached = app.keyCache.get(token)
-  const userId = cached !== undefined && cached.until > Date.now() ? cached.userId : await app.store.accounts.userIdForKeyHash(hash)
+  const userId = cached !== undefined && cached.generation === undefined && cached.until > Date.now() ? cached.userId : await app.store.accounts.userIdForKeyHash(hash)
   return userId === undefined ? undefined : `user:${userId}`
 }
 

@@ -5,7 +5,7 @@ import { validateCreate, validateUpdate } from '../../domain/subscription-input.
 import { activate, cancel, pause, resume, skip, type Transition } from '../../domain/lifecycle.ts'
 import { STATES, type State, type Subscription } from '../../domain/types.ts'
 import type { App } from '../kit/app.ts'
-import { authenticate } from '../kit/auth.ts'
+import { authenticate, authenticatedRead } from '../kit/auth.ts'
 import { ok, okJson, type ApiHandler } from '../kit/endpoint.ts'
 import { withLookups } from '../kit/lookups.ts'
 import { optionalRoot, pageBody, pageJson, parseId, readPage, rootObject } from '../kit/params.ts'
@@ -43,8 +43,7 @@ export const listSubscriptions = (app: App): ApiHandler => async (ctx) => {
 }
 
 export const showSubscription = (app: App): ApiHandler => async (ctx) => {
-  const userId = await authenticate(app, ctx)
-  const found = await app.store.subscriptions.findJson(parseId(ctx.params['id']))
+  const { userId, found } = await authenticatedRead(app, ctx, (withGeneration) => app.store.subscriptions.findJson(parseId(ctx.params['id']), withGeneration))
   if (!found) throw notFound()
   if (found.user_id !== userId) throw notAuthorized()
   return { status: 200, body: undefined, raw: found.body }

@@ -2,7 +2,7 @@ import type { User } from '../../domain/types.ts'
 import type { AccountsTx, ActiveApiKey, AdminScope, AdminTokenRecord, ApiKeyRecord, UserFilter, UserSettings } from '../api.ts'
 import { changed, unlessTaken } from './conflict.ts'
 import { nowIso } from './rows.ts'
-import { lockedInUnit, type Sql } from './sql.ts'
+import { CREDENTIAL_GENERATION, lockedInUnit, type Sql } from './sql.ts'
 
 /** Columns in the domain's order: the admin API answers these objects as JSON, keys in this order. */
 const USER = 'id, email, external_id, locale, email_notifications, created_at, updated_at'
@@ -58,7 +58,8 @@ export function accountsRepo(sql: Sql): AccountsTx {
     },
     userIdForKeyHash: async (keyHash) =>
       (await sql.one<{ user_id: number }>('SELECT user_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [keyHash]))?.user_id,
-    activeApiKeyByHash: (keyHash) => sql.one<ActiveApiKey>('SELECT id, user_id, last_used_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [keyHash]),
+    activeApiKeyByHash: (keyHash) => sql.one<ActiveApiKey>(`SELECT id, user_id, last_used_at, (${CREDENTIAL_GENERATION}) AS generation
+      FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`, [keyHash]),
     async touchApiKey(id) {
       await sql.run('UPDATE api_keys SET last_used_at = $1 WHERE id = $2', [nowIso(), id])
     },

@@ -455,6 +455,32 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX line_items_one_time ON line_items (subscription_id, id) WHERE one_time;
     `,
   },
+  {
+    version: 16,
+    // Issue 30: the generation of the customers' credentials, moved on in the transaction that
+    // revokes or deletes an API key (erasing a user revokes its keys). An instance caches a key
+    // with the generation it read beside it, and trusts the cache only where a later statement
+    // of the request reads the same generation in its own snapshot (api/kit/auth.ts): a key
+    // revoked through another instance fails on the next request everywhere, as C15 asks, while
+    // a GET costs one statement instead of two. A row, not a sequence: a sequence moves before
+    // its transaction commits, and a reader could cache the key again before the revocation shows.
+    name: 'credential generation',
+    sql: `
+      CREATE TABLE credential_generations (
+        id bigint PRIMARY KEY CHECK (id = 1),
+        n bigint NOT NULL
+      );
+      INSERT INTO credential_generations (id, n) VALUES (1, 0);
+      CREATE FUNCTION credentials_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE credential_generations SET n = n + 1 WHERE id = 1;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER api_keys_revoked AFTER UPDATE OF revoked_at ON api_keys
+        FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL) EXECUTE FUNCTION credentials_changed();
+      CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys FOR EACH ROW EXECUTE FUNCTION credentials_changed();
+    `,
+  },
 ]
 
 export const POSTGRES_SCHEMA_VERSION = Math.max(0, ...POSTGRES_MIGRATIONS.map((m) => m.version))

@@ -26,6 +26,13 @@ export function lockedInUnit(sql: Sql, clause = 'FOR UPDATE'): string {
   return sql.inUnit ? ` ${clause}` : ''
 }
 
+/**
+ * The customers' credentials' generation (migration 16), as a scalar subquery: read in the same
+ * statement (so the same snapshot) as a request's data, it tells whether a key cached at that
+ * generation still holds (api/kit/auth.ts).
+ */
+export const CREDENTIAL_GENERATION = 'SELECT n FROM credential_generations WHERE id = 1'
+
 /** What statements are sent through: the pool, a unit's client, or either watched (connection.ts). */
 export interface Queryable {
   query(config: pg.QueryConfig): Promise<pg.QueryResult>

@@ -3,7 +3,7 @@ import { COLUMN_OF } from '../columns.ts'
 import type { NewSubscription } from '../../domain/subscription-input.ts'
 import { renderSubscription } from '../../domain/representation.ts'
 import type { AdminSubscriptionFilter, ExportItemValues, SubscriptionExportRow, SubscriptionJson, SubscriptionsTx } from '../api.ts'
-import type { Sql } from './sql.ts'
+import { CREDENTIAL_GENERATION, type Sql } from './sql.ts'
 import { unlessRemoved } from './conflict.ts'
 import { LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_FROM, SUBSCRIPTION_COLUMNS, columns, nowIso, pricedLineItemOf, subscriptionOf, type SubscriptionRow } from './rows.ts'
 import { priceJoin } from '../money-sql.ts'
@@ -123,7 +123,12 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
     const row = await sql.one<PricedLineItem & { owner_id: number }>(text, [id])
     return row ? ownedOf(row) : undefined
   }
-  const render = async (id: number): Promise<SubscriptionJson | undefined> => {
+  const render = async (id: number, withGeneration = false): Promise<SubscriptionJson | undefined> => {
+    if (withGeneration) {
+      const row = await sql.one<BodyRow & { generation: number }>(`SELECT ${WITH_LINE_ITEMS}, (${CREDENTIAL_GENERATION}) AS generation
+        FROM subscriptions o WHERE o.id = $1`, [id])
+      return row ? { user_id: row.user_id, body: bodyOf(row), generation: row.generation } : undefined
+    }
     const row = await sql.one<BodyRow>(`SELECT ${WITH_LINE_ITEMS} FROM subscriptions o WHERE o.id = $1`, [id])
     return row ? { user_id: row.user_id, body: bodyOf(row) } : undefined
   }

@@ -19,6 +19,12 @@ export interface ActiveApiKey {
   readonly id: number
   readonly user_id: number
   readonly last_used_at: string | null
+  /**
+   * PostgreSQL: the credentials' generation read in the same statement (migration 16), which a
+   * revocation moves on; a cached key holds while a request's own read still sees it. SQLite has
+   * one process, which clears its cache when it revokes: none.
+   */
+  readonly generation?: number
 }
 
 /** C13: what an admin token may do. `admin`: everything; `read`: GET/HEAD on the admin API; `metrics`: GET /metrics. */

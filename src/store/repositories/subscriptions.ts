@@ -6,6 +6,8 @@ import type { PricedLineItem, State, Subscription, SubscriptionPatch } from '../
 export interface SubscriptionJson {
   readonly user_id: number
   readonly body: string
+  /** The credentials' generation read in the same statement, when asked for (ActiveApiKey.generation). */
+  readonly generation?: number
 }
 
 export interface AdminSubscriptionFilter {
@@ -42,8 +44,11 @@ export interface ExportItem {
 export type ExportItemValues = [number, string, string, number | null, number]
 
 export interface SubscriptionReads {
-  /** The GET body (SQLite: from the body cache, never stale). */
-  findJson(id: number): Promise<SubscriptionJson | undefined>
+  /**
+   * The GET body (SQLite: from the body cache, never stale). `withGeneration`: PostgreSQL also
+   * answers the credentials' generation, read in the same statement (SQLite has none to read).
+   */
+  findJson(id: number, withGeneration?: boolean): Promise<SubscriptionJson | undefined>
   /** GET bodies of these subscriptions, in the order of `ids` (missing ones left out). */
   findJsonMany(ids: readonly number[]): Promise<string[]>
   find(id: number): Promise<Subscription | undefined>

@@ -581,6 +581,26 @@ ${REPORT_TRIGGERS}
       CREATE INDEX line_items_one_time ON line_items(subscription_id, id) WHERE one_time = 1;
     `,
   },
+  {
+    version: 16,
+    // PostgreSQL migration 16 (issue 30): the customers' credentials' generation, which several
+    // instances check their key caches against. One process serves a SQLite file and clears its
+    // own cache when it revokes a key, so nothing here reads it; the table and triggers keep both
+    // schemas alike (a file copied to PostgreSQL starts its own count there).
+    name: 'credential generation',
+    sql: `
+      CREATE TABLE credential_generations (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        n INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO credential_generations (id, n) VALUES (1, 0);
+      CREATE TRIGGER api_keys_revoked AFTER UPDATE OF revoked_at ON api_keys
+        WHEN OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL
+        BEGIN UPDATE credential_generations SET n = n + 1 WHERE id = 1; END;
+      CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys
+        BEGIN UPDATE credential_generations SET n = n + 1 WHERE id = 1; END;
+    `,
+  },
 ]
 
 /**
