@@ -103,6 +103,25 @@ export interface UnitContext {
   readonly actor: Actor
   readonly requestId: string | null
   readonly dryRun: boolean
+  /**
+   * PostgreSQL: the request was admitted on a cached API key, not yet checked. The unit checks the
+   * credentials' generation in its first round trip (with BEGIN) and marks it `verified`, or
+   * rejects with CredentialsMoved before it runs (api/kit/auth.ts).
+   */
+  readonly credentials?: CredentialCheck | undefined
+}
+
+/** A cached key's generation (ActiveApiKey.generation), and whether a statement has confirmed it. */
+export interface CredentialCheck {
+  readonly generation: number
+  verified: boolean
+}
+
+/** The credentials' generation moved since the request's key was cached: the request runs again with its key read anew. */
+export class CredentialsMoved extends Error {
+  constructor() {
+    super('an API key was revoked since this key was cached')
+  }
 }
 
 /** Work no request asked for and that is not processing: the CLI, imports, retention (C18 `system`). */

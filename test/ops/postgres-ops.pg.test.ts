@@ -134,6 +134,42 @@ test('issue 30: a key cached by an instance fails there on the next GET once ano
   for (let i = 0; i < 2; i++) assert.equal((await b.request('GET', other.path, { key: other.key })).status, 200)
 })
 
+test('issue 30: a write, a read and a refusal on a key cached by an instance answer 401 there once another instance revokes it', async (t) => {
+  const a = await startTestServer(t)
+  const b = await startTestServer(t, { REPLENISH_DB: a.config.db })
+  const cases: [string, (u: { key: string; path: string }) => Promise<{ status: number; body: any }>][] = [
+    // A write's unit checks the generation with its BEGIN, before it acts.
+    ['a PATCH', (u) => b.request('PATCH', u.path, { key: u.key, json: { subscription: { interval_length: 2 } } })],
+    ['a skip', (u) => b.request('POST', `${u.path}/skip`, { key: u.key })],
+    // No unit: the key is read again before the answer goes out.
+    ['a list', (u) => b.request('GET', '/api/v1/subscriptions', { key: u.key })],
+    ['a refused write (422 before its unit)', (u) => b.request('PATCH', u.path, { key: u.key, json: { nothing: true } })],
+    ['a dry run', (u) => b.request('POST', `${u.path}/skip`, { key: u.key, headers: { 'replenish-dry-run': '1' } })],
+  ]
+  for (const [what, send] of cases) {
+    const u = await cachedOnB(a, b, `${what.replace(/\W+/g, '-')}@example.com`)
+    assert.equal((await a.request('DELETE', `/admin/api/v1/api_keys/${u.keyId}`, { key: ADMIN_TOKEN })).status, 200)
+    const after = await send(u)
+    assert.equal(after.status, 401, what)
+    assert.deepEqual(after.body, { error: 'Invalid API key specified.' }, what)
+  }
+  const events = await a.request('GET', '/admin/api/v1/events?type=subscription.skipped', { key: ADMIN_TOKEN })
+  assert.deepEqual(events.body.events, [], 'no skip went through on a revoked key')
+})
+
+test('issue 30: a write on a cached key goes through when another key was revoked meanwhile (its key read anew)', async (t) => {
+  const a = await startTestServer(t)
+  const b = await startTestServer(t, { REPLENISH_DB: a.config.db })
+  const kept = await cachedOnB(a, b, 'kept@example.com')
+  const gone = await cachedOnB(a, b, 'gone@example.com')
+  assert.equal((await a.request('DELETE', `/admin/api/v1/api_keys/${gone.keyId}`, { key: ADMIN_TOKEN })).status, 200)
+  const skipped = await b.request('POST', `${kept.path}/skip`, { key: kept.key })
+  assert.equal(skipped.status, 200, skipped.text)
+  const events = await a.request('GET', '/admin/api/v1/events?type=subscription.skipped', { key: ADMIN_TOKEN })
+  assert.equal(events.body.events.length, 1, 'skipped once, though its unit was refused once and ran again')
+  assert.deepEqual(events.body.events[0].actor, { type: 'customer', id: kept.keyId })
+})
+
 test('issue 30: erasing a user through one instance ends its cached key on another', async (t) => {
   const a = await startTestServer(t)
   const b = await startTestServer(t, { REPLENISH_DB: a.config.db })

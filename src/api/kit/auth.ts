@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { HttpError } from '../../http/http-error.ts'
-import type { Ctx } from '../../http/types.ts'
+import type { Ctx, Reply } from '../../http/types.ts'
 import type { App } from './app.ts'
-import type { AdminScope, PortalSession, Tx } from '../../store/api.ts'
+import { CredentialsMoved, type AdminScope, type CredentialCheck, type PortalSession, type Tx } from '../../store/api.ts'
 import type { Actor } from '../../domain/types.ts'
 import { STAFF_BY_CONFIGURED_TOKEN, actAs } from './actor.ts'
 
@@ -41,9 +41,69 @@ export function authenticate(app: App, ctx: Ctx): number | Promise<number> {
   if (key === undefined) return withoutKey(app, ctx)
   // Keyed by the presented key so a cached caller costs no hash; the hash is only for storage.
   const cached = app.keyCache.get(key)
-  // A key cached with a generation (PostgreSQL) holds only where a read checks it: authenticatedRead.
-  if (cached !== undefined && cached.generation === undefined && cached.until > Date.now()) return admit(app, ctx, cached.userId, cached.hash, cached.actor)
+  if (cached !== undefined && cached.until > Date.now()) {
+    if (cached.generation === undefined) return admit(app, ctx, cached.userId, cached.hash, cached.actor)
+    // PostgreSQL: a key cached with the credentials' generation is taken on trust only where the
+    // request's endpoint confirms it before answering (trustedKeys), else looked up now.
+    const trust = (ctx as WithTrust)[TRUST]
+    if (trust !== undefined) {
+      trust.check = { generation: cached.generation, verified: false }
+      trust.key = key
+      return admit(app, ctx, cached.userId, cached.hash, cached.actor)
+    }
+  }
   return lookUpKey(app, ctx, key)
+}
+
+/**
+ * A request admitted on a PostgreSQL key cache entry, not yet confirmed: `check` goes with each of
+ * its units, whose first round trip (BEGIN) also reads the credentials' generation and marks it
+ * verified, or refuses to run (CredentialsMoved).
+ */
+interface Trust {
+  check?: CredentialCheck
+  key?: string
+}
+const TRUST = Symbol('trust')
+type WithTrust = Ctx & { [TRUST]?: Trust }
+
+/** The check a request's units must make, while its key is taken on trust (endpoint.ts: unitContext). */
+export function pendingCredentials(ctx: Ctx): CredentialCheck | undefined {
+  const check = (ctx as WithTrust)[TRUST]?.check
+  return check !== undefined && !check.verified ? check : undefined
+}
+
+/**
+ * Runs `answer` (a request's handler) letting `authenticate` take a PostgreSQL key cache entry on
+ * trust, and answers only once the key is confirmed: by a unit that read the same generation
+ * (units check at BEGIN), else by looking the key up before the answer goes out, so a read or a
+ * refusal (404, 422) is never given to a key revoked through another instance (C15; a 401
+ * instead). A unit that found the generation moved: the request runs once more, the key read
+ * anew. One round trip fewer for every write of a cached key; the same number for the rest.
+ */
+export async function trustedKeys(app: App, ctx: Ctx, answer: () => Promise<Reply>): Promise<Reply> {
+  const trust: Trust = {}
+  ;(ctx as WithTrust)[TRUST] = trust
+  let reply: Reply | undefined
+  let failure: unknown
+  try {
+    reply = await answer()
+  } catch (err) {
+    failure = err
+  }
+  if (failure instanceof CredentialsMoved) {
+    if (trust.key !== undefined) app.keyCache.delete(trust.key)
+    ;(ctx as WithTrust)[TRUST] = undefined
+    return answer()
+  }
+  if (trust.check !== undefined && !trust.check.verified && trust.key !== undefined) {
+    ;(ctx as WithTrust)[TRUST] = undefined
+    app.keyCache.delete(trust.key)
+    // Admitted already (its rate limit taken): only whether the key still holds.
+    await readKey(app, ctx, trust.key)
+  }
+  if (failure !== undefined) throw failure
+  return reply as Reply
 }
 
 /**
@@ -77,6 +137,12 @@ export async function authenticatedRead<T extends { readonly generation?: number
 }
 
 async function lookUpKey(app: App, ctx: Ctx, key: string): Promise<number> {
+  const found = await readKey(app, ctx, key)
+  return admit(app, ctx, found.userId, found.hash, found.actor)
+}
+
+/** The key's user, read now (401 when it is unknown or revoked), and cached. */
+async function readKey(app: App, ctx: Ctx, key: string): Promise<{ userId: number; hash: string; actor: Actor }> {
   const hash = sha256(key)
   const address = clientAddress(app, ctx)
   app.limits.checkAddress(address)
@@ -94,7 +160,7 @@ async function lookUpKey(app: App, ctx: Ctx, key: string): Promise<number> {
     if (app.keyCache.size > 100_000) app.keyCache.clear()
     app.keyCache.set(key, { userId, until: Date.now() + app.keyCacheMs, hash, actor, ...(found.generation === undefined ? {} : { generation: found.generation }) })
   }
-  return admit(app, ctx, userId, hash, actor)
+  return { userId, hash, actor }
 }
 
 const NO_KEY = { error: 'You must specify an API key.' }

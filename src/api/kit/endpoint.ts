@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Ctx, Reply, Route } from '../../http/types.ts'
 import { ValidationFailed } from '../../domain/field-errors.ts'
 import { negotiateLanguage, type Language } from '../../domain/messages.ts'
-import { bearerToken, sha256 } from './auth.ts'
+import { bearerToken, pendingCredentials, sha256, trustedKeys } from './auth.ts'
 import type { App } from './app.ts'
 import { actorOf } from './actor.ts'
 import type { StoredResponse, Tx, Unit, UnitContext } from '../../store/api.ts'
@@ -68,15 +68,21 @@ const inFlightOf = new WeakMap<App, Set<string>>()
 export function endpoint(app: App, handler: ApiHandler, options: EndpointOptions = {}): (ctx: Ctx) => Promise<Reply> {
   const running = inFlightOf.get(app) ?? new Set<string>()
   inFlightOf.set(app, running)
+  const confirmsKeys = app.store.kind === 'postgres'
   return async (ctx) => {
     const language = negotiateLanguage(ctx.req.headers['accept-language'] as string | undefined)
     const reads = ctx.method === 'GET' || ctx.method === 'HEAD'
-    if (reads || options.dryRuns !== true || !askedForDryRun(ctx)) return respond(ctx, language, reads, false)
+    if (reads || options.dryRuns !== true || !askedForDryRun(ctx)) return guarded(ctx, language, reads, false)
     try {
-      return asDryRun(await respond(ctx, language, reads, true))
+      return asDryRun(await guarded(ctx, language, reads, true))
     } catch (err) {
       throw err instanceof HttpError ? new HttpError(err.status, err.body, { ...err.headers, ...DRY_RUN_ANSWER }) : err
     }
+  }
+
+  /** PostgreSQL's cached keys are confirmed before the answer goes out (auth.ts); SQLite's cache is exact. */
+  function guarded(ctx: Ctx, language: Language, reads: boolean, dryRun: boolean): Promise<Reply> {
+    return confirmsKeys ? trustedKeys(app, ctx, () => respond(ctx, language, reads, dryRun)) : respond(ctx, language, reads, dryRun)
   }
 
   function respond(ctx: Ctx, language: Language, reads: boolean, dryRun: boolean): Promise<Reply> {
@@ -175,7 +181,8 @@ export function endpoint(app: App, handler: ApiHandler, options: EndpointOptions
 
 /** The context every unit of a request runs with (C18), made when the unit is asked for: after authentication. */
 function unitContext(ctx: Ctx, dryRun: boolean): UnitContext {
-  return { actor: actorOf(ctx), requestId: ctx.requestId, dryRun }
+  const credentials = pendingCredentials(ctx)
+  return credentials === undefined ? { actor: actorOf(ctx), requestId: ctx.requestId, dryRun } : { actor: actorOf(ctx), requestId: ctx.requestId, dryRun, credentials }
 }
 
 /**

@@ -122,7 +122,7 @@ function postgresStore(pool: pg.Pool): PostgresStore {
     overview: reads.overview,
     emails: reads.emails,
     reports: reads.reports,
-    write: <T>(unit: Unit<T>, context: UnitContext = SYSTEM_UNIT) => runUnit(pool, unit, (sql) => txOn(sql, pruned, context), outage, context.dryRun),
+    write: <T>(unit: Unit<T>, context: UnitContext = SYSTEM_UNIT) => runUnit(pool, unit, (sql) => txOn(sql, pruned, context), outage, context.dryRun, context.credentials),
     bulk: <T>(job: () => Promise<T>) => job(),
     /**
      * /readyz: the server answers through this instance's pool within 2 s. A pool whose every

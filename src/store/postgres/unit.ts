@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type pg from 'pg'
-import type { Tx, Unit } from '../api.ts'
+import { CredentialsMoved, type CredentialCheck, type Tx, type Unit } from '../api.ts'
 import { StoreUnavailable, type Outage } from '../unavailable.ts'
-import { RETRYABLE, sqlOn, sqlState, type Sql } from './sql.ts'
+import { CREDENTIAL_GENERATION, RETRYABLE, sqlOn, sqlState, type Sql } from './sql.ts'
 import { failureKind, unavailableOr, watched } from './connection.ts'
 
 /** A unit that lost a deadlock or a serialization check runs again, up to this many times in all. */
@@ -20,7 +20,9 @@ const UNIT_TRIES = 5
  * did not answer in time (a frozen server) would take as long again: those are not run again.
  * A client whose connection failed is never rolled back (it cannot be) nor handed back to the pool.
  */
-export async function runUnit<T>(pool: pg.Pool, unit: Unit<T>, repositories: (sql: Sql) => Tx, outage: Outage, dryRun = false): Promise<T> {
+export async function runUnit<T>(
+  pool: pg.Pool, unit: Unit<T>, repositories: (sql: Sql) => Tx, outage: Outage, dryRun = false, credentials?: CredentialCheck,
+): Promise<T> {
   let rerunAfterLoss = true
   for (let attempt = 1; ; attempt++) {
     let client: pg.PoolClient
@@ -36,7 +38,8 @@ export async function runUnit<T>(pool: pg.Pool, unit: Unit<T>, repositories: (sq
       query: (config) => (open ? client.query(config) : Promise.reject(new Error("a unit's tx was used outside its unit of writes"))),
     }, outage)
     try {
-      await db.query({ text: 'BEGIN' })
+      if (credentials !== undefined && !credentials.verified) await beginChecked(db, credentials)
+      else await db.query({ text: 'BEGIN' })
       const result = await unit(repositories(sqlOn(db, true)))
       committing = true
       await db.query({ text: dryRun ? 'ROLLBACK' : 'COMMIT' })
@@ -66,4 +69,17 @@ export async function runUnit<T>(pool: pg.Pool, unit: Unit<T>, repositories: (sq
       client.release(broken)
     }
   }
+}
+
+/**
+ * BEGIN, and the credentials' generation read in the same round trip (two statements of one
+ * simple query): a request admitted on a cached key costs no statement of its own to check it.
+ * The generation moved (a key was revoked since it was cached): CredentialsMoved, before the unit
+ * has done anything; the request runs again with its key read anew (api/kit/endpoint.ts).
+ */
+async function beginChecked(db: { query(config: pg.QueryConfig): Promise<pg.QueryResult> }, credentials: CredentialCheck): Promise<void> {
+  const results = (await db.query({ text: `BEGIN; ${CREDENTIAL_GENERATION}` })) as unknown as pg.QueryResult[]
+  const generation = (results[1]?.rows[0] as { n?: unknown } | undefined)?.n
+  if (generation !== credentials.generation) throw new CredentialsMoved()
+  credentials.verified = true
 }
