@@ -23,10 +23,20 @@ export interface CliRun {
 /** Lines the CLI printed (the access log hands over several lines at once: split them). */
 const lines = (chunks: string[]): string[] => chunks.flatMap((c) => c.split('\n'))
 
-/** A temporary directory removed after the test. */
+/** The stop of each `serve` a test started (startServe), so that its files can go after it has stopped. */
+const servesOf = new WeakMap<TestContext, (() => Promise<number>)[]>()
+
+/**
+ * A temporary directory removed after the test, once every `serve` the test started has stopped:
+ * `after` hooks run in the order they were added, so this one (added first) would otherwise
+ * remove the directory while a server still writes its database there (ENOTEMPTY).
+ */
 export function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'replenish-cli-'))
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  t.after(async () => {
+    await Promise.all((servesOf.get(t) ?? []).map((stop) => stop()))
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 })
+  })
   return dir
 }
 
@@ -88,6 +98,7 @@ export async function startServe(t: TestContext, env: Record<string, string>, ar
   let done: Promise<number> | undefined
   const stop = (): Promise<number> => (done ??= (signal('SIGTERM'), finished))
   t.after(stop)
+  servesOf.set(t, [...(servesOf.get(t) ?? []), stop])
   return {
     url,
     get stdout() { return lines(out) },

@@ -116,7 +116,7 @@ export async function trustedKeys(app: App, ctx: Ctx, answer: () => Promise<Repl
  * GET instead of two. On SQLite `authenticate`'s cache is exact, and `read` is asked for nothing.
  */
 export async function authenticatedRead<T extends { readonly generation?: number }>(
-  app: App, ctx: Ctx, read: (withGeneration: boolean) => Promise<T | undefined>,
+  app: App, ctx: Ctx, read: (withGeneration: boolean, userId: number) => Promise<T | undefined>,
 ): Promise<{ userId: number; found: T | undefined }> {
   const key = bearerToken(ctx)
   const cached = key === undefined ? undefined : app.keyCache.get(key)
@@ -125,7 +125,7 @@ export async function authenticatedRead<T extends { readonly generation?: number
     // with a revoked key hears 401 first, as without the cache.
     let found: T | undefined
     try {
-      found = await read(true)
+      found = await read(true, cached.userId)
     } catch {
       found = undefined
     }
@@ -133,7 +133,7 @@ export async function authenticatedRead<T extends { readonly generation?: number
     app.keyCache.delete(key)
   }
   const userId = await authenticate(app, ctx)
-  return { userId, found: await read(false) }
+  return { userId, found: await read(false, userId) }
 }
 
 async function lookUpKey(app: App, ctx: Ctx, key: string): Promise<number> {

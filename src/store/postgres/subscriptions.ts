@@ -2,7 +2,7 @@ import type { PricedLineItem, State, Subscription, SubscriptionPatch } from '../
 import { COLUMN_OF } from '../columns.ts'
 import type { NewSubscription } from '../../domain/subscription-input.ts'
 import { renderSubscription } from '../../domain/representation.ts'
-import type { AdminSubscriptionFilter, ExportItemValues, SubscriptionExportRow, SubscriptionJson, SubscriptionsTx } from '../api.ts'
+import type { AdminSubscriptionFilter, ExportItemValues, SubscriptionExportRow, SubscriptionJson, SubscriptionPage, SubscriptionsTx } from '../api.ts'
 import { CREDENTIAL_GENERATION, type Sql } from './sql.ts'
 import { unlessRemoved } from './conflict.ts'
 import { LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_FROM, SUBSCRIPTION_COLUMNS, columns, nowIso, pricedLineItemOf, subscriptionOf, type SubscriptionRow } from './rows.ts'
@@ -148,12 +148,22 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
       return row.id
     },
     findJson: render,
-    /** One statement for the page, so every body is of the same moment; a missing id is left out. */
-    async findJsonMany(list: readonly number[]): Promise<string[]> {
-      if (list.length === 0) return []
-      const rows = await sql.rows<BodyRow>(`SELECT ${WITH_LINE_ITEMS}
-        FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, n) JOIN subscriptions o ON o.id = u.id ORDER BY u.n`, [list])
-      return rows.map(bodyOf)
+    /**
+     * One statement for the page, its count and (when asked) the credentials' generation, so all
+     * are of one moment and a list costs one round trip: the page joined laterally to one row, so
+     * an empty page still answers the count.
+     */
+    async pageOfUser(userId: number, state: State | undefined, offset: number, limit: number, withGeneration = false): Promise<SubscriptionPage> {
+      const inState = state === undefined ? '' : ' AND state = $4'
+      const rows = await sql.rows<BodyRow & { page_total: number; page_generation?: number }>(`SELECT
+          (SELECT count(*) FROM subscriptions WHERE user_id = $1${inState}) AS page_total,
+          ${withGeneration ? `(${CREDENTIAL_GENERATION}) AS page_generation,` : ''} p.*
+        FROM (SELECT 1) one LEFT JOIN LATERAL (
+          SELECT ${WITH_LINE_ITEMS} FROM subscriptions o WHERE o.user_id = $1${inState.replace('state', 'o.state')} ORDER BY o.id LIMIT $2 OFFSET $3
+        ) p ON true ORDER BY p.id`, state === undefined ? [userId, limit, offset] : [userId, limit, offset, state])
+      const first = rows[0]
+      const bodies = rows.filter((r) => r.id !== null).map(bodyOf)
+      return { bodies, total: first?.page_total ?? 0, ...(withGeneration ? { generation: first?.page_generation } : {}) }
     },
     /** `keepLineItems` only steers SQLite's line-item cache; there is none here. */
     renderJson: (id: number) => render(id),
@@ -184,17 +194,6 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
     },
     async touch(id: number): Promise<void> {
       await sql.run('UPDATE subscriptions SET updated_at = $1 WHERE id = $2', [nowIso(), id])
-    },
-    idsOfUser(userId: number, state: State | undefined, offset: number, limit: number): Promise<number[]> {
-      return state
-        ? ids('SELECT id FROM subscriptions WHERE user_id = $1 AND state = $2 ORDER BY id LIMIT $3 OFFSET $4', [userId, state, limit, offset])
-        : ids('SELECT id FROM subscriptions WHERE user_id = $1 ORDER BY id LIMIT $2 OFFSET $3', [userId, limit, offset])
-    },
-    async countOfUser(userId: number, state: State | undefined): Promise<number> {
-      const row = state
-        ? await sql.one<{ n: number }>('SELECT count(*) AS n FROM subscriptions WHERE user_id = $1 AND state = $2', [userId, state])
-        : await sql.one<{ n: number }>('SELECT count(*) AS n FROM subscriptions WHERE user_id = $1', [userId])
-      return row?.n ?? 0
     },
     adminList(f: AdminSubscriptionFilter): Promise<Subscription[]> {
       const { where, args } = adminFilter(f)

@@ -10,6 +10,14 @@ export interface SubscriptionJson {
   readonly generation?: number
 }
 
+/** A page of a customer's subscriptions: their C3 bodies as JSON text, the count of all of them. */
+export interface SubscriptionPage {
+  readonly bodies: readonly string[]
+  readonly total: number
+  /** The credentials' generation read in the same statement, when asked for (ActiveApiKey.generation). */
+  readonly generation?: number
+}
+
 export interface AdminSubscriptionFilter {
   readonly after: number
   readonly limit: number
@@ -49,11 +57,13 @@ export interface SubscriptionReads {
    * answers the credentials' generation, read in the same statement (SQLite has none to read).
    */
   findJson(id: number, withGeneration?: boolean): Promise<SubscriptionJson | undefined>
-  /** GET bodies of these subscriptions, in the order of `ids` (missing ones left out). */
-  findJsonMany(ids: readonly number[]): Promise<string[]>
   find(id: number): Promise<Subscription | undefined>
-  idsOfUser(userId: number, state: State | undefined, offset: number, limit: number): Promise<number[]>
-  countOfUser(userId: number, state: State | undefined): Promise<number>
+  /**
+   * A page of a customer's subscriptions (in `state`, if given) as their GET bodies, in id order,
+   * and how many there are in all. `withGeneration`: PostgreSQL also answers the credentials'
+   * generation, read in the same statement (as findJson).
+   */
+  pageOfUser(userId: number, state: State | undefined, offset: number, limit: number, withGeneration?: boolean): Promise<SubscriptionPage>
   adminList(f: AdminSubscriptionFilter): Promise<Subscription[]>
   /** The admin list's page with what the CSV export shows besides (C18): one batch of an export, by id. */
   exportBatch(f: AdminSubscriptionFilter): Promise<SubscriptionExportRow[]>

@@ -7,7 +7,7 @@ import {
 } from './rows.ts'
 import type { BodyCache, LineItemsPart, SubscriptionJson } from './body-cache.ts'
 import { discountOf, priceJoin, sqliteMoneyText, totalText, unitOf } from '../money-sql.ts'
-import type { AdminSubscriptionFilter, ExportItemValues, SubscriptionExportRow } from '../api.ts'
+import type { AdminSubscriptionFilter, ExportItemValues, SubscriptionExportRow, SubscriptionPage } from '../api.ts'
 export type { AdminSubscriptionFilter }
 
 function sqlValue(key: keyof SubscriptionPatch, value: unknown): string | number | null {
@@ -171,6 +171,24 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     if (read) bodies.keepLineItems(id, part as LineItemsPart)
     return { user_id: row[0], body: row[1] }
   }
+  /**
+   * The C3 bodies of a page of subscriptions, in the order of `ids`: from the cache where they
+   * are, rendered where not. A list does not fill the cache: its pages would push out the
+   * subscriptions customers actually open, for bodies that are rarely read again one by one.
+   */
+  const jsonMany = (ids: readonly number[]): string[] => {
+    const cached = bodies.getMany(ids)
+    const missing = ids.filter((_, i) => cached[i] === undefined)
+    const rendered = new Map<number, string>()
+    if (missing.length > 0) for (const [id, body] of jsonIn.all(JSON.stringify(missing)) as unknown as [number, string][]) rendered.set(id, body)
+    return cached.map((hit, i) => {
+      if (hit) return hit.body
+      const id = ids[i] as number
+      const body = rendered.get(id)
+      if (body === undefined) throw new Error(`subscription ${id} vanished between two statements of one request`)
+      return body
+    })
+  }
 
   return {
     /** Inserts a subscription and answers its id (no row is read back: the answer is rendered after its line items). */
@@ -196,22 +214,13 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       return found
     },
     /**
-     * The C3 bodies of a page of subscriptions, in the order of `ids`: from the cache where they
-     * are, rendered where not. A list does not fill the cache: its pages would push out the
-     * subscriptions customers actually open, for bodies that are rarely read again one by one.
+     * A page of a customer's subscriptions, its count and bodies read in one call (so of one
+     * moment); `withGeneration` is PostgreSQL's (one process here clears its own key cache).
      */
-    findJsonMany(ids: readonly number[]): string[] {
-      const cached = bodies.getMany(ids)
-      const missing = ids.filter((_, i) => cached[i] === undefined)
-      const rendered = new Map<number, string>()
-      if (missing.length > 0) for (const [id, body] of jsonIn.all(JSON.stringify(missing)) as unknown as [number, string][]) rendered.set(id, body)
-      return cached.map((hit, i) => {
-        if (hit) return hit.body
-        const id = ids[i] as number
-        const body = rendered.get(id)
-        if (body === undefined) throw new Error(`subscription ${id} vanished between two statements of one request`)
-        return body
-      })
+    pageOfUser(userId: number, state: State | undefined, offset: number, limit: number, _withGeneration?: boolean): SubscriptionPage {
+      const rows = (state ? idsOfUserInState.all(userId, state, limit, offset) : idsOfUser.all(userId, limit, offset)) as unknown as [number][]
+      const total = state ? count(countOfUserInState, userId, state) : count(countOfUser, userId)
+      return { bodies: jsonMany(rows.map((r) => r[0])), total }
     },
     /**
      * The same, rendered now and never cached: a write answers with what its own unit wrote,
@@ -270,14 +279,6 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
     },
     touch(id: number): void {
       touch.run(nowIso(), id)
-    },
-    /** The ids of a page of a customer's subscriptions (the list renders them through findJsonMany). */
-    idsOfUser(userId: number, state: State | undefined, offset: number, limit: number): number[] {
-      const rows = (state ? idsOfUserInState.all(userId, state, limit, offset) : idsOfUser.all(userId, limit, offset)) as unknown as [number][]
-      return rows.map((r) => r[0])
-    },
-    countOfUser(userId: number, state: State | undefined): number {
-      return state ? count(countOfUserInState, userId, state) : count(countOfUser, userId)
     },
     adminList(f: AdminSubscriptionFilter): Subscription[] {
       const { where, args } = adminFilter(f)
