@@ -34,4 +34,19 @@ test('editing a line item moves its subscription’s updated_at; a no-op edit do
   })
   assert.equal(noop.status, 200)
   assert.equal(noop.body.updated_at, afterDirect.body.updated_at)
+
+  // A swap to another product, and a removal, through the line item routes move it too (each
+  // touches the subscription in the statement that changes the item, where the backend can).
+  const other = await seedSubscribable(server.store)
+  await sleep(5)
+  const swapped = await server.request('PATCH', `/api/v1/line_items/${lineItemId}`, { key: alice.key, json: { subscription_line_item: { subscribable_id: other } } })
+  assert.equal(swapped.status, 200)
+  const afterSwap = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: alice.key })
+  assert.equal(afterSwap.body.line_items[0].subscribable_id, other)
+  assert.ok(afterSwap.body.updated_at > afterDirect.body.updated_at, 'a swap moves updated_at')
+  await sleep(5)
+  assert.equal((await server.request('DELETE', `/api/v1/line_items/${lineItemId}`, { key: alice.key })).status, 200)
+  const afterDelete = await server.request('GET', `/api/v1/subscriptions/${sub.id}`, { key: alice.key })
+  assert.deepEqual(afterDelete.body.line_items, [])
+  assert.ok(afterDelete.body.updated_at > afterSwap.body.updated_at, 'a removal moves updated_at')
 })
