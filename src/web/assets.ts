@@ -100,15 +100,17 @@ export function serveAsset(assets: Assets, fixedName?: string): Handler {
   return async (ctx) => {
     const asset = (await assets.all()).get(fixedName ?? ctx.params['name'] ?? '')
     if (asset === undefined) throw notFound()
-    const etag = `"${asset.hash}"`
+    // Weak (RFC 9110 §8.8.1): the gzip, br and plain bytes of one asset share it, which only a
+    // weak validator may do; If-None-Match compares weakly anyway.
+    const tag = `"${asset.hash}"`
     const headers = {
-      etag,
+      etag: `W/${tag}`,
       'cache-control': ctx.query.get('v') === asset.hash ? IMMUTABLE : 'no-cache',
       'x-content-type-options': 'nosniff',
     }
     // `encoded` on the 304 too: it carries the Vary its 200 would have.
     const encoded = asset.encoded === undefined ? {} : { encoded: asset.encoded }
-    if (matchesEtag(ctx.req.headers['if-none-match'], etag)) return { status: 304, body: '', contentType: asset.type, headers, ...encoded }
+    if (matchesEtag(ctx.req.headers['if-none-match'], tag)) return { status: 304, body: '', contentType: asset.type, headers, ...encoded }
     return { status: 200, body: asset.body, contentType: asset.type, headers, ...encoded }
   }
 }
