@@ -3,7 +3,7 @@
  * connection answers, the CLI's exit statuses and messages for a newer schema, a wrong password,
  * an unreachable server and commits that are not durable, and the password never printed.
  */
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { ON_POSTGRES, TEST_BACKEND, openTestStore, postgresOf } from '../helpers/store.ts'
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.ts'
@@ -91,8 +91,7 @@ test('postgresql:// selects PostgreSQL as postgres:// does (C15)', async (t) => 
 })
 
 test('two instances answer alike: a key revoked through one fails on the other from its next request (no key cache)', async (t) => {
-  const a = await startTestServer(t)
-  const b = await startTestServer(t, { REPLENISH_DB: a.config.db })
+  const [a, b] = await twoInstances(t)
   const user = await a.request('POST', '/admin/api/v1/users', { key: ADMIN_TOKEN, json: { user: { email: 'two@example.com' } } })
   const made = await a.request('POST', `/admin/api/v1/users/${user.body.id}/api_keys`, { key: ADMIN_TOKEN })
   const key = made.body.key as string
@@ -102,6 +101,12 @@ test('two instances answer alike: a key revoked through one fails on the other f
   assert.equal(after.status, 401)
   assert.deepEqual(after.body, { error: 'Invalid API key specified.' })
 })
+
+/** Two `serve` instances on one database. */
+async function twoInstances(t: TestContext): Promise<[TestServer, TestServer]> {
+  const a = await startTestServer(t)
+  return [a, await startTestServer(t, { REPLENISH_DB: a.config.db })]
+}
 
 /** A user with a key and a subscription, made through `a`; the key then read through `b`'s cached path. */
 async function cachedOnB(a: TestServer, b: TestServer, email: string): Promise<{ userId: number; keyId: number; key: string; path: string }> {
@@ -118,8 +123,7 @@ async function cachedOnB(a: TestServer, b: TestServer, email: string): Promise<{
 }
 
 test('issue 30: a key cached by an instance fails there on the next GET once another instance revokes it', async (t) => {
-  const a = await startTestServer(t)
-  const b = await startTestServer(t, { REPLENISH_DB: a.config.db })
+  const [a, b] = await twoInstances(t)
   const revoked = await cachedOnB(a, b, 'cached@example.com')
   const other = await cachedOnB(a, b, 'other@example.com')
   assert.equal((await a.request('DELETE', `/admin/api/v1/api_keys/${revoked.keyId}`, { key: ADMIN_TOKEN })).status, 200)
@@ -135,8 +139,7 @@ test('issue 30: a key cached by an instance fails there on the next GET once ano
 })
 
 test('issue 30: a write, a read and a refusal on a key cached by an instance answer 401 there once another instance revokes it', async (t) => {
-  const a = await startTestServer(t)
-  const b = await startTestServer(t, { REPLENISH_DB: a.config.db })
+  const [a, b] = await twoInstances(t)
   const cases: [string, (u: { key: string; path: string }) => Promise<{ status: number; body: any }>][] = [
     // A write's unit checks the generation with its BEGIN, before it acts.
     ['a PATCH', (u) => b.request('PATCH', u.path, { key: u.key, json: { subscription: { interval_length: 2 } } })],
@@ -158,8 +161,7 @@ test('issue 30: a write, a read and a refusal on a key cached by an instance ans
 })
 
 test('issue 30: a write on a cached key goes through when another key was revoked meanwhile (its key read anew)', async (t) => {
-  const a = await startTestServer(t)
-  const b = await startTestServer(t, { REPLENISH_DB: a.config.db })
+  const [a, b] = await twoInstances(t)
   const kept = await cachedOnB(a, b, 'kept@example.com')
   const gone = await cachedOnB(a, b, 'gone@example.com')
   assert.equal((await a.request('DELETE', `/admin/api/v1/api_keys/${gone.keyId}`, { key: ADMIN_TOKEN })).status, 200)
@@ -171,8 +173,7 @@ test('issue 30: a write on a cached key goes through when another key was revoke
 })
 
 test('issue 30: erasing a user through one instance ends its cached key on another', async (t) => {
-  const a = await startTestServer(t)
-  const b = await startTestServer(t, { REPLENISH_DB: a.config.db })
+  const [a, b] = await twoInstances(t)
   const user = await cachedOnB(a, b, 'erased@example.com')
   const erased = await a.request('POST', `/admin/api/v1/users/${user.userId}/erase`, { key: ADMIN_TOKEN })
   assert.equal(erased.status, 200, erased.text)

@@ -107,33 +107,25 @@ export async function trustedKeys(app: App, ctx: Ctx, answer: () => Promise<Repl
 }
 
 /**
- * C2 for a read that can check a cached key in its own statement, and the read's answer. On
- * PostgreSQL another instance may revoke a key at any moment (C15: it fails everywhere from the
- * next request on), so a key cached here holds only if `read`, asked for the credentials'
- * generation, saw the one the key was cached at: a revocation moves it in its own transaction,
- * and the read's snapshot shows both or neither. Otherwise (or when the read found nothing, which
- * may be a 404 or a 401) the key is looked up again and `read` runs again. One statement for a
- * GET instead of two. On SQLite `authenticate`'s cache is exact, and `read` is asked for nothing.
+ * C2 for a read that can check a cached key in its own statement, and the read's answer. A key
+ * taken on trust (trustedKeys, PostgreSQL) is confirmed by the read itself when `read`, asked for
+ * the credentials' generation, saw the one the key was cached at: a revocation moves it in its own
+ * transaction, and the read's snapshot shows both or neither. One statement for a GET instead of
+ * two. A moved generation runs the request again with the key read anew (CredentialsMoved); a
+ * read that found nothing leaves the key to trustedKeys, which reads it before the 404 goes out.
+ * On SQLite `authenticate`'s cache is exact, and `read` is asked for nothing.
  */
 export async function authenticatedRead<T extends { readonly generation?: number }>(
   app: App, ctx: Ctx, read: (withGeneration: boolean, userId: number) => Promise<T | undefined>,
 ): Promise<{ userId: number; found: T | undefined }> {
-  const key = bearerToken(ctx)
-  const cached = key === undefined ? undefined : app.keyCache.get(key)
-  if (key !== undefined && cached?.generation !== undefined && cached.until > Date.now()) {
-    // A read that fails (a malformed id) runs again below, after the key is known good: a caller
-    // with a revoked key hears 401 first, as without the cache.
-    let found: T | undefined
-    try {
-      found = await read(true, cached.userId)
-    } catch {
-      found = undefined
-    }
-    if (found !== undefined && found.generation === cached.generation) return { userId: admit(app, ctx, cached.userId, cached.hash, cached.actor), found }
-    app.keyCache.delete(key)
-  }
   const userId = await authenticate(app, ctx)
-  return { userId, found: await read(false, userId) }
+  const check = pendingCredentials(ctx)
+  const found = await read(check !== undefined, userId)
+  if (check !== undefined && found !== undefined) {
+    if (found.generation !== check.generation) throw new CredentialsMoved()
+    check.verified = true
+  }
+  return { userId, found }
 }
 
 async function lookUpKey(app: App, ctx: Ctx, key: string): Promise<number> {
@@ -141,16 +133,28 @@ async function lookUpKey(app: App, ctx: Ctx, key: string): Promise<number> {
   return admit(app, ctx, found.userId, found.hash, found.actor)
 }
 
+/**
+ * A stored credential (an API key, an admin token, a portal session) read by `find`, or C2's 401
+ * with `refusal`: an address that sent too many unknown ones is refused before the read (429),
+ * and each unknown one counts against it.
+ */
+async function storedCredential<T>(app: App, ctx: Ctx, find: () => Promise<T | undefined>, refusal: object): Promise<T> {
+  const address = clientAddress(app, ctx)
+  app.limits.checkAddress(address)
+  const found = await find()
+  if (found === undefined) {
+    app.limits.recordFailure(address)
+    throw new HttpError(401, refusal, CHALLENGE)
+  }
+  return found
+}
+
+const INVALID_KEY = { error: 'Invalid API key specified.' }
+
 /** The key's user, read now (401 when it is unknown or revoked), and cached. */
 async function readKey(app: App, ctx: Ctx, key: string): Promise<{ userId: number; hash: string; actor: Actor }> {
   const hash = sha256(key)
-  const address = clientAddress(app, ctx)
-  app.limits.checkAddress(address)
-  const found = await app.store.accounts.activeApiKeyByHash(hash)
-  if (found === undefined) {
-    app.limits.recordFailure(address)
-    throw new HttpError(401, { error: 'Invalid API key specified.' }, CHALLENGE)
-  }
+  const found = await storedCredential(app, ctx, () => app.store.accounts.activeApiKeyByHash(hash), INVALID_KEY)
   // Only here, on a cache miss (at most one per key per 10 s): a cached request records nothing.
   noteUse(app, 'API key', found, (tx) => tx.accounts.touchApiKey(found.id))
   const userId = found.user_id
@@ -198,14 +202,8 @@ async function portalUser(app: App, ctx: Ctx): Promise<number> {
 export async function portalSession(app: App, ctx: Ctx): Promise<PortalSession> {
   const id = cookieValue(ctx.req.headers.cookie, PORTAL_COOKIE)
   if (id === undefined) throw new HttpError(401, NO_KEY, CHALLENGE)
-  const address = clientAddress(app, ctx)
-  app.limits.checkAddress(address)
   const now = Date.now()
-  const session = await app.store.portal.sessionByHash(sha256(id), new Date(now).toISOString())
-  if (session === undefined) {
-    app.limits.recordFailure(address)
-    throw new HttpError(401, SESSION_ENDED, CHALLENGE)
-  }
+  const session = await storedCredential(app, ctx, () => app.store.portal.sessionByHash(sha256(id), new Date(now).toISOString()), SESSION_ENDED)
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !sameSecret(ctx.req.headers['x-csrf-token'], session.csrf_token)) {
     throw new HttpError(403, CSRF_REFUSED)
   }
@@ -270,13 +268,7 @@ export async function authenticateAdmin(app: App, ctx: Ctx): Promise<void> {
       return
     }
   }
-  const address = clientAddress(app, ctx)
-  app.limits.checkAddress(address)
-  const stored = await app.store.accounts.adminTokenByHash(hash)
-  if (stored === undefined) {
-    app.limits.recordFailure(address)
-    throw new HttpError(401, { error: 'Invalid admin token.' }, CHALLENGE)
-  }
+  const stored = await storedCredential(app, ctx, () => app.store.accounts.adminTokenByHash(hash), { error: 'Invalid admin token.' })
   noteUse(app, 'admin token', stored, (tx) => tx.accounts.touchAdminToken(stored.id))
   if (!scopeAllows(stored.scope, ctx.method, ctx.path)) throw new HttpError(403, FORBIDDEN)
   actAs(ctx, { type: 'staff', id: stored.id })
