@@ -8,7 +8,7 @@ import type { App } from '../kit/app.ts'
 import { authenticate, authenticatedRead } from '../kit/auth.ts'
 import { ok, okJson, type ApiHandler } from '../kit/endpoint.ts'
 import { withLookups } from '../kit/lookups.ts'
-import { optionalRoot, pageBody, pageJson, parseId, readPage, rootObject, type Page } from '../kit/params.ts'
+import { optionalRoot, pageBody, pageJson, parseId, readPage, rootObject } from '../kit/params.ts'
 import { applyTransition, applyValidatedUpdate, createValidated, lockOwned } from '../kit/subscription-actions.ts'
 
 /** authenticate → find (404) → own (401), the order of C2, for the reads of a subscription's records. */
@@ -33,18 +33,16 @@ export const createSubscription = (app: App): ApiHandler => async (ctx, call) =>
 export const listSubscriptions = (app: App): ApiHandler => async (ctx) => {
   const stateParam = ctx.query.get('state')
   const state = stateParam !== null && stateParam !== '' ? (stateParam as State) : undefined
+  const page = readPage(ctx.query)
   if (state !== undefined && !(STATES as readonly string[]).includes(state)) {
     await authenticate(app, ctx)
-    return ok(pageBody('subscriptions', [], readPage(ctx.query), 0))
+    return ok(pageBody('subscriptions', [], page, 0))
   }
   // Each subscription is its GET body (C3), from the body cache where it is; on PostgreSQL the
   // page, its count and the key's check are one statement.
-  let page: Page | undefined
-  const { found } = await authenticatedRead(app, ctx, (withGeneration, userId) => {
-    page = readPage(ctx.query)
-    return app.store.subscriptions.pageOfUser(userId, state, page.offset, page.perPage, withGeneration)
-  })
-  if (found === undefined || page === undefined) throw new Error('a page of subscriptions was read as nothing')
+  const { found } = await authenticatedRead(app, ctx, (withGeneration, userId) =>
+    app.store.subscriptions.pageOfUser(userId, state, page.offset, page.perPage, withGeneration))
+  if (found === undefined) throw new Error('a page of subscriptions was read as nothing')
   return okJson(pageJson('subscriptions', found.bodies, page, found.total))
 }
 

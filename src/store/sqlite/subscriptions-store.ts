@@ -214,8 +214,9 @@ export function subscriptionsStore(db: DatabaseSync, bodies: BodyCache) {
       return found
     },
     /**
-     * A page of a customer's subscriptions, its count and bodies read in one call (so of one
-     * moment); `withGeneration` is PostgreSQL's (one process here clears its own key cache).
+     * A page of a customer's subscriptions, its count and bodies, read in one synchronous call: no
+     * write of this process comes between them (another process's commit still can, as between any
+     * two reads here). `withGeneration` is PostgreSQL's (one process here clears its own key cache).
      */
     pageOfUser(userId: number, state: State | undefined, offset: number, limit: number, _withGeneration?: boolean): SubscriptionPage {
       const rows = (state ? idsOfUserInState.all(userId, state, limit, offset) : idsOfUser.all(userId, limit, offset)) as unknown as [number][]
