@@ -6,7 +6,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { runCli, startServe, tempDir } from './harness.ts'
+import { runCli, runCliBeside, startServe, tempDir } from './harness.ts'
 import { request } from '../helpers/server.ts'
 
 /** A new, migrated SQLite database in a temporary directory. */
@@ -38,7 +38,7 @@ test('create with --scope and --label, list shows them without the token, revoke
   const outside = await request(server.url, 'GET', '/admin/api/v1/users', { key: token })
   assert.deepEqual([outside.status, outside.body], [403, { error: "This token's scope does not allow this request." }])
 
-  const revoked = await runCli(['admin-tokens', 'revoke', '1'], env)
+  const revoked = await runCliBeside(t, ['admin-tokens', 'revoke', '1'], env)
   assert.deepEqual(revoked, { status: 0, stdout: ['admin token 1 revoked'], stderr: [] })
   const refused = await request(server.url, 'GET', '/metrics', { key: token })
   assert.deepEqual([refused.status, refused.body], [401, { error: 'Invalid admin token.' }])

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { copyFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { runCli, startServe, tempDir, type CliRun } from './harness.ts'
+import { runCli, runCliBeside, startServe, tempDir, type CliRun } from './harness.ts'
 import { request } from '../helpers/server.ts'
 import { until } from '../helpers/wait.ts'
 import { newTestLocation } from '../helpers/store.ts'
@@ -66,7 +66,7 @@ async function fillSqlite(t: TestContext, file: string): Promise<Made> {
   // REPLENISH_PUBLIC_URL (needed by mail) names no real host: the link is opened on this server.
   assert.equal((await fetch(link.url.replace('https://shop.example', serve.url), { redirect: 'manual' })).status, 303)
 
-  const processed = await runCli(['process', '--as-of', '2026-03-02'], { ...ENV, ...mail, REPLENISH_DB: file })
+  const processed = await runCliBeside(t, ['process', '--as-of', '2026-03-02'], { ...ENV, ...mail, REPLENISH_DB: file })
   assert.equal(processed.status, 0, processed.stderr.join('\n'))
   const [installment] = (await admin('GET', `/installments?subscription_id=${rich}`)).installments
   await admin('POST', `/installments/${installment.id}/outcome`, { outcome: { result: 'fulfilled', order_reference: 'R-1' } })

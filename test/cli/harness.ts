@@ -122,6 +122,20 @@ export function spawnCli(t: TestContext, args: string[], options: { env?: Record
   return spawnProcess(t, process.execPath, ['--import', TSX, MAIN_TS, ...args], options)
 }
 
+/**
+ * `replenish ARGS` run to its end as a real process: for a command that writes to a SQLite file an
+ * in-process `serve` of the test holds. In this process SQLite's busy wait would block serve's
+ * event loop, so a write batch serve had open (an API key's last use, say) could never commit, and
+ * the command would fail after its 5 s wait (seen in CI on a loaded machine). Two processes wait
+ * for each other as they do in production.
+ */
+export async function runCliBeside(t: TestContext, args: string[], env: Record<string, string>): Promise<CliRun> {
+  const child = spawnCli(t, args, { env })
+  const { code } = await child.exited
+  const printed = (text: string): string[] => (text === '' ? [] : lines([text.replace(/\n$/, '')]))
+  return { status: code ?? -1, stdout: printed(child.stdout()), stderr: printed(child.stderr()) }
+}
+
 export function spawnProcess(t: TestContext, command: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Child {
   const child = spawn(command, args, { cwd: options.cwd, env: { PATH: process.env['PATH'] ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
