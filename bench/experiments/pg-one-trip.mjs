@@ -3,13 +3,16 @@
  * Issue 30's experiment: a PATCH of a line item's quantity on PostgreSQL as replenish's unit does it
  * (BEGIN with the credentials' generation, the locking read, the UPDATE, the touch, the event,
  * COMMIT: six round trips) against one call of a plpgsql function doing the same statements (one
- * round trip, autocommit). CPU per PATCH on both sides: node from cpuUsage, PostgreSQL from /proc
+ * round trip, autocommit), and against `batch`: the same statements PREPAREd once per connection and
+ * sent as two simple queries (BEGIN with the locking read; the writes with COMMIT), as
+ * src/store/postgres/unit-sql.ts now does. CPU per PATCH on both sides: node from cpuUsage, PostgreSQL from /proc
  * of the postmaster's process tree (so the server must run on this machine). No HTTP, no replenish
  * code: only the database traffic of a PATCH, to size the gain before building it.
  *
  *   npm run bench -- --db postgres://postgres@127.0.0.1:5432/postgres --scenarios get --seconds 1 --reps 1 --keep-db
  *   taskset -c 0 node bench/experiments/pg-one-trip.mjs postgres://postgres@127.0.0.1:5432/postgres SCHEMA POSTMASTER_PID multi
  *   taskset -c 0 node bench/experiments/pg-one-trip.mjs postgres://postgres@127.0.0.1:5432/postgres SCHEMA POSTMASTER_PID fn
+ *   taskset -c 0 node bench/experiments/pg-one-trip.mjs postgres://postgres@127.0.0.1:5432/postgres SCHEMA POSTMASTER_PID batch
  *
  * It creates the function `onetrip_patch` in that schema and writes PATCHes and events there:
  * use a kept bench schema, never a shop's.
@@ -63,7 +66,28 @@ async function fn(it) {
   const r = await pool.query({ name: 'fn', text: 'SELECT onetrip_patch($1, $2, $3, $4, $5, $6, $7, $8) AS r', values: [it.id, it.user_id, (q++ % 7) + 1, new Date().toISOString(), gen, 'api_key', 1, 'req'] })
   if (r.rows[0].r.length < 20) throw new Error(r.rows[0].r)
 }
-const f = variant === 'fn' ? fn : multi
+/** PostgreSQL's own prepared statements (PREPARE), made once per connection; a unit as two simple queries. */
+const LOCK = `SELECT l.id, l.subscription_id, l.subscribable_id, l.quantity, l.created_at, l.updated_at, l.one_time, s.user_id AS owner_id, p.amount, c.discount_bp
+      FROM line_items l JOIN subscriptions s ON s.id = l.subscription_id JOIN subscribables c ON c.id = l.subscribable_id
+      LEFT JOIN subscribable_prices p ON p.subscribable_id = l.subscribable_id AND p.currency = s.currency WHERE l.id = $1 FOR UPDATE OF s, l`
+const prepared = new WeakSet()
+const lit = (v) => (v === null ? 'NULL' : typeof v === 'number' ? String(v) : pg.Client.prototype.escapeLiteral(String(v)))
+async function batch(it) {
+  const c = await pool.connect()
+  try {
+    const prep = prepared.has(c) ? '' : `PREPARE lock(bigint) AS ${LOCK}; PREPARE upd(int, text, bigint) AS UPDATE line_items SET quantity = $1, updated_at = $2 WHERE id = $3;
+      PREPARE touch(text, bigint) AS UPDATE subscriptions SET updated_at = $1 WHERE id = $2;
+      PREPARE ev(text, bigint, text, text, text, bigint, text) AS INSERT INTO events (type, subscription_id, data, created_at, actor_type, actor_id, request_id)
+      VALUES ($1, $2, '{"object":' || $3 || '}', $4, $5, $6, $7) RETURNING id; `
+    prepared.add(c)
+    const results = await c.query(`${prep}BEGIN; EXECUTE lock(${it.id})`)
+    const li = results[results.length - 1].rows[0]
+    const at = new Date().toISOString(); const qty = (q++ % 7) + 1
+    const body = JSON.stringify({ id: li.id, subscription_id: li.subscription_id, subscribable_id: li.subscribable_id, quantity: qty, one_time: li.one_time, price: null, discount_percent: null, total: null, created_at: li.created_at, updated_at: at })
+    await c.query(`EXECUTE upd(${qty}, ${lit(at)}, ${li.id}); EXECUTE touch(${lit(at)}, ${li.subscription_id}); EXECUTE ev('line_item.updated', ${li.subscription_id}, ${lit(body)}, ${lit(at)}, 'api_key', 1, 'req'); COMMIT`)
+  } finally { c.release() }
+}
+const f = variant === 'fn' ? fn : variant === 'batch' ? batch : multi
 const run = async (n) => { let next = 0; await Promise.all(Array.from({ length: 10 }, async () => { while (next < n) await f(items[(next++ * 7919) % items.length]) })) }
 await run(1000)
 const N = 8000

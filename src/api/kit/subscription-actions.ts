@@ -37,7 +37,7 @@ export async function presentJson(tx: Tx, subscriptionId: number, options: { kee
 export async function createValidated(tx: Tx, userId: number, input: NewSubscription, today: string): Promise<string> {
   const id = await tx.subscriptions.create(userId, input, today)
   const json = await presentJson(tx, id)
-  await tx.events.recordJson('subscription.created', id, json)
+  await tx.events.append('subscription.created', id, json)
   return json
 }
 
@@ -50,11 +50,11 @@ export async function applyValidatedUpdate(tx: Tx, sub: Subscription, update: Su
   if (changed) await tx.subscriptions.update(sub, update.patch)
   const json = await presentJson(tx, sub.id, { keepLineItems: true })
   const events = tx.events
-  if (update.changes.has('frequency')) await events.recordJson('subscription.frequency_changed', sub.id, json)
-  if (update.changes.has('payment')) await events.recordJson('subscription.payment_method_changed', sub.id, json)
-  if (update.changes.has('shipping')) await events.recordJson('subscription.shipping_address_changed', sub.id, json)
-  if (update.changes.has('billing')) await events.recordJson('subscription.billing_address_changed', sub.id, json)
-  if (update.changes.has('other')) await events.recordJson('subscription.updated', sub.id, json)
+  if (update.changes.has('frequency')) await events.append('subscription.frequency_changed', sub.id, json)
+  if (update.changes.has('payment')) await events.append('subscription.payment_method_changed', sub.id, json)
+  if (update.changes.has('shipping')) await events.append('subscription.shipping_address_changed', sub.id, json)
+  if (update.changes.has('billing')) await events.append('subscription.billing_address_changed', sub.id, json)
+  if (update.changes.has('other')) await events.append('subscription.updated', sub.id, json)
   return json
 }
 
@@ -71,14 +71,14 @@ export async function applyTransition(tx: Tx, sub: Subscription, transition: Tra
   const updated = await tx.subscriptions.update(sub, transition.patch)
   if (updated.state === 'canceled') await transitionHooks.onCanceled?.(tx, updated)
   const json = await presentJson(tx, sub.id, { keepLineItems: true })
-  await tx.events.recordJson(transition.event, sub.id, json)
+  await tx.events.append(transition.event, sub.id, json)
   return json
 }
 
 /** Records a line item's event and answers the item as JSON text: the event and the answer are one stringify. */
 export async function recordLineItemEvent(tx: Tx, type: string, item: PricedLineItem): Promise<string> {
   const json = JSON.stringify(renderLineItem(item))
-  await tx.events.recordJson(type, item.subscription_id, json)
+  await tx.events.append(type, item.subscription_id, json)
   return json
 }
 

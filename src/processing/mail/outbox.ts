@@ -48,6 +48,15 @@ function eventsWithMail(tx: Tx): EventsTx {
         return id
       },
     },
+    append: {
+      enumerable: true,
+      // Only an event that makes a mail needs its id: the rest keep the store's cheaper append.
+      value: async (type: string, subscriptionId: number | null, objectJson: string): Promise<void> => {
+        if (subscriptionId === null || mailKindOf(type, () => JSON.parse(objectJson)) === undefined) return events.append(type, subscriptionId, objectJson)
+        const id = await events.recordJson(type, subscriptionId, objectJson)
+        await queue(type, subscriptionId, id, () => JSON.parse(objectJson))
+      },
+    },
     recordSubscriptions: {
       enumerable: true,
       value: async (type: `subscription.${string}`, subscriptionIds: readonly number[]): Promise<RecordedEvent[]> => {

@@ -33,8 +33,9 @@ export const toEvent = (r: EventRow): EventRecord => ({
 // prev_id is not supplied: the events_chain trigger links the event to its subscription's latest
 // under that subscription's row lock, so concurrent units never fork the chain. Who made it (C18)
 // is bound into the same statement: no round trip more.
-const INSERT = `INSERT INTO events (type, subscription_id, data, created_at, actor_type, actor_id, request_id)
-  VALUES ($1, $2, '{"object":' || $3 || '}', $4, $5, $6, $7) RETURNING id`
+const APPEND = `INSERT INTO events (type, subscription_id, data, created_at, actor_type, actor_id, request_id)
+  VALUES ($1, $2, '{"object":' || $3 || '}', $4, $5, $6, $7)`
+const INSERT = `${APPEND} RETURNING id`
 
 // A subscription's events are a chain, newest first: walk it for offset + limit links and keep
 // the last `limit` of them (one statement, so the walk sees one moment of the chain).
@@ -114,6 +115,8 @@ export function eventsRepo(sql: Sql, context: UnitContext, renderSubscription: (
     record: (type: string, subscriptionId: number | null, object: object) => recordJson(type, subscriptionId, JSON.stringify(object)),
     /** `record` for an object that is JSON text already: stored exactly as `record` would store it. */
     recordJson,
+    append: (type: string, subscriptionId: number | null, objectJson: string) =>
+      sql.later(APPEND, [type, subscriptionId, objectJson, nowIso(), actor.type, actor.id, requestId]),
     /** One subscription at a time: its body is rendered here, not in SQL. */
     async recordSubscriptions(type, subscriptionIds) {
       const recorded: RecordedEvent[] = []

@@ -1,5 +1,5 @@
 import type { PortalLinkUse, PortalSession, PortalTx } from '../api.ts'
-import type { Sql } from './sql.ts'
+import { Secret, type Sql } from './sql.ts'
 
 /**
  * The customer portal's one-time links and sessions (C14). Only hashes of the link tokens and
@@ -28,7 +28,7 @@ export function portalRepo(sql: Sql): PortalTx {
       await sql.run(
         `INSERT INTO portal_sessions (session_hash, user_id, csrf_token, return_url, expires_at, touched_at, created_at)
           VALUES ($1, $2, $3, $4, $5, $6, $6)`,
-        [sessionHash, userId, csrfToken, returnUrl, expiresAt, now],
+        [sessionHash, userId, new Secret(csrfToken), returnUrl, expiresAt, now],
       )
     },
     sessionByHash: (sessionHash, now) =>

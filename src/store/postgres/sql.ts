@@ -1,9 +1,10 @@
 import pg from 'pg'
 
 /**
- * How the PostgreSQL repositories talk to the database: one statement at a time, on whatever
- * `Queryable` they were given (the pool for reads outside a unit, the unit's own client inside
- * it). Every statement is prepared once per connection under a name derived from its text, so
+ * How the PostgreSQL repositories talk to the database, on whatever `Queryable` they were given:
+ * the pool for reads outside a unit, one statement a round trip; inside a unit its own client,
+ * through unit-sql.ts, which sends several in one round trip where no answer is awaited between
+ * them. Every statement is prepared once per connection under a name derived from its text, so
  * the server parses and plans a hot statement once, not per request.
  */
 export interface Sql {
@@ -13,6 +14,11 @@ export interface Sql {
   one<T>(text: string, values?: readonly unknown[]): Promise<T | undefined>
   /** How many rows the statement touched. */
   run(text: string, values?: readonly unknown[]): Promise<number>
+  /**
+   * A write whose answer nobody reads. Inside a unit it waits, and is sent with the unit's next
+   * statement or its COMMIT (unit-sql.ts): its failure surfaces there. Elsewhere it runs now.
+   */
+  later(text: string, values?: readonly unknown[]): Promise<void>
   /** Inside a unit's transaction (a lock taken now holds until it commits), not the pool's autocommit. */
   readonly inUnit: boolean
 }
@@ -33,13 +39,29 @@ export function lockedInUnit(sql: Sql, clause = 'FOR UPDATE'): string {
  */
 export const CREDENTIAL_GENERATION = 'SELECT n FROM credential_generations WHERE id = 1'
 
+/**
+ * A value no statement's text may carry (a webhook secret, a CSRF token): a unit sends it as a
+ * parameter, never as a literal (unit-sql.ts), so it shows in no `pg_stat_activity.query` and no
+ * server log of a failed statement. node-postgres unwraps it itself (`toPostgres`).
+ */
+export class Secret {
+  readonly #value: string
+  constructor(value: string) {
+    this.#value = value
+  }
+  toPostgres(): string {
+    return this.#value
+  }
+}
+
 /** What statements are sent through: the pool, a unit's client, or either watched (connection.ts). */
 export interface Queryable {
   query(config: pg.QueryConfig): Promise<pg.QueryResult>
 }
 
 const names = new Map<string, string>()
-const nameOf = (text: string): string => {
+/** The name a statement is prepared under on every connection, from its text. */
+export const nameOf = (text: string): string => {
   let name = names.get(text)
   if (name === undefined) {
     name = `r${names.size + 1}`
@@ -55,6 +77,9 @@ export function sqlOn(db: Queryable, inUnit = false): Sql {
     rows: async <T>(text: string, values?: readonly unknown[]) => (await query(text, values)).rows as T[],
     one: async <T>(text: string, values?: readonly unknown[]) => (await query(text, values)).rows[0] as T | undefined,
     run: async (text, values) => (await query(text, values)).rowCount ?? 0,
+    later: async (text, values) => {
+      await query(text, values)
+    },
     inUnit,
   }
 }

@@ -185,7 +185,7 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
         values.push(sqlValue(k, value))
         updated[k] = value
       }
-      await sql.run(updateText(keys), [...values, now, sub.id])
+      await sql.later(updateText(keys), [...values, now, sub.id])
       updated['updated_at'] = now
       return updated as unknown as Subscription
     },
@@ -193,7 +193,7 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
       return (await sql.one<{ d: string | null }>('SELECT max(due_date) AS d FROM installments WHERE subscription_id = $1', [id]))?.d ?? null
     },
     async touch(id: number): Promise<void> {
-      await sql.run('UPDATE subscriptions SET updated_at = $1 WHERE id = $2', [nowIso(), id])
+      await sql.later('UPDATE subscriptions SET updated_at = $1 WHERE id = $2', [nowIso(), id])
     },
     adminList(f: AdminSubscriptionFilter): Promise<Subscription[]> {
       const { where, args } = adminFilter(f)
@@ -250,14 +250,14 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
     async updateLineItem(item: PricedLineItem, subscribableId: number, quantity: number): Promise<PricedLineItem> {
       const now = nowIso()
       if (subscribableId === item.subscribable_id) {
-        await sql.run('UPDATE line_items SET quantity = $1, updated_at = $2 WHERE id = $3', [quantity, now, item.id])
+        await sql.later('UPDATE line_items SET quantity = $1, updated_at = $2 WHERE id = $3', [quantity, now, item.id])
         return { ...item, quantity, updated_at: now }
       }
       return unlessRemoved(written(`WITH w AS (UPDATE line_items SET subscribable_id = $1, quantity = $2, updated_at = $3 WHERE id = $4 RETURNING *)
         ${PRICED_WRITTEN}`, [subscribableId, quantity, now, item.id]), ITEM_KEY)
     },
     async deleteLineItem(id: number): Promise<void> {
-      await sql.run('DELETE FROM line_items WHERE id = $1', [id])
+      await sql.later('DELETE FROM line_items WHERE id = $1', [id])
     },
     /**
      * One statement through the partial index of one-time lines (migration 15). The batch's

@@ -1,7 +1,7 @@
 import type { WebhookEndpoint, WebhookSecrets, WebhooksTx } from '../api.ts'
 import { changed } from './conflict.ts'
 import { nowIso } from './rows.ts'
-import { lockedInUnit, type Sql } from './sql.ts'
+import { Secret, lockedInUnit, type Sql } from './sql.ts'
 
 /** The columns an endpoint is shown with: never its secrets. */
 const SHOWN = 'id, url, events, description, disabled, created_at, updated_at'
@@ -35,7 +35,7 @@ export function webhooksRepo(sql: Sql): WebhooksTx {
       // JSON.stringify as SQLite stores it: the outbox trigger matches `["*"]` by its text.
       const row = await sql.one<EndpointRow>(
         `INSERT INTO webhook_endpoints (url, events, description, secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5) RETURNING ${SHOWN}`,
-        [e.url, JSON.stringify(e.events), e.description, e.secret, now],
+        [e.url, JSON.stringify(e.events), e.description, new Secret(e.secret), now],
       )
       return toEndpoint(row as EndpointRow)
     },
@@ -54,7 +54,7 @@ export function webhooksRepo(sql: Sql): WebhooksTx {
       const row = await sql.one<EndpointRow>(
         `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $1, secret = $2, updated_at = $3
           WHERE id = $4 AND deleted_at IS NULL RETURNING ${SHOWN}`,
-        [expires, secret, now, id],
+        [expires, new Secret(secret), now, id],
       )
       return toEndpoint(changed(row, `webhook endpoint ${id}`))
     },

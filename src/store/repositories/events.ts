@@ -28,6 +28,11 @@ export interface EventReads {
 export interface EventsTx extends EventReads {
   /** Records an event whose object is already JSON text (the C3 body); answers its id. */
   recordJson(type: string, subscriptionId: number | null, objectJson: string): Promise<number>
+  /**
+   * `recordJson` for a caller that needs no id: on PostgreSQL the INSERT waits and goes with the
+   * unit's next statement or its COMMIT (store/postgres/unit-sql.ts), one round trip fewer.
+   */
+  append(type: string, subscriptionId: number | null, objectJson: string): Promise<void>
   record(type: string, subscriptionId: number | null, object: object): Promise<number>
   /**
    * Records `type` for each of `subscriptionIds` that exists, its object the subscription's C3

@@ -89,6 +89,9 @@ export function eventsStore(db: DatabaseSync, context: () => UnitContext) {
     },
     /** `record` for an object that is JSON text already: stored exactly as `record` would store it. */
     recordJson,
+    append(type: string, subscriptionId: number | null, objectJson: string): void {
+      recordJson(type, subscriptionId, objectJson)
+    },
     recordSubscriptions,
     ofSubscription(subscriptionId: number, offset: number, limit: number): EventRecord[] {
       return (ofSubscription.all(subscriptionId, offset, limit) as unknown as Values[]).map(toEvent)
