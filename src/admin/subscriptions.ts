@@ -42,7 +42,7 @@ export const showSubscription = (app: App): ApiHandler => async (ctx) => {
  * subscription is found and held (`lock`) inside the unit; any owner's, the shop owns them all.
  */
 function transitionRoute(app: App, decide: (sub: Subscription, ctx: Ctx) => Transition | null): ApiHandler {
-  return changeFound(app, (tx, id) => tx.subscriptions.lock(id), async (tx, sub, ctx) => okJson(await applyTransition(tx, sub, decide(sub, ctx))))
+  return changeFound(app, (tx, id) => tx.subscriptions.lock(id, true), async (tx, sub, ctx) => okJson(await applyTransition(tx, sub, decide(sub, ctx))))
 }
 const dateParam = (ctx: Ctx): unknown => optionalRoot(ctx, 'subscription')['actionable_date']
 const NO_LIMITS = { maxSuccessiveSkips: undefined, maxTotalSkips: undefined }

@@ -12,9 +12,10 @@ import { notAuthorized } from './errors.ts'
 /**
  * C2's find and own inside the unit: the subscription a change is decided from, held by the unit
  * (`tx.subscriptions.lock`) so nothing changes it before the unit commits. 404 before 401.
+ * `forBody`: the unit answers the body after changing the row alone (a lifecycle step).
  */
-export async function lockOwned(tx: Tx, id: number, userId: number | undefined): Promise<Subscription> {
-  const sub = await tx.subscriptions.lock(id)
+export async function lockOwned(tx: Tx, id: number, userId: number | undefined, forBody = false): Promise<Subscription> {
+  const sub = await tx.subscriptions.lock(id, forBody)
   if (!sub) throw notFound()
   if (userId !== undefined && sub.user_id !== userId) throw notAuthorized()
   return sub

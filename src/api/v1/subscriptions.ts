@@ -72,7 +72,7 @@ function transitionRoute(app: App, decide: (sub: Subscription, ctx: Ctx) => Tran
     const userId = await authenticate(app, ctx)
     const id = parseId(ctx.params['id'])
     return call.commit(async (tx) => {
-      const sub = await lockOwned(tx, id, userId)
+      const sub = await lockOwned(tx, id, userId, true)
       return okJson(await applyTransition(tx, sub, decide(sub, ctx)))
     })
   }

@@ -21,6 +21,11 @@ export interface Sql {
   later(text: string, values?: readonly unknown[]): Promise<void>
   /** Inside a unit's transaction (a lock taken now holds until it commits), not the pool's autocommit. */
   readonly inUnit: boolean
+  /**
+   * How many statements went through this Sql so far, sent or waiting: a repository that keeps
+   * what it read (subscriptions.ts) knows by it that nothing else wrote since.
+   */
+  readonly sent: number
 }
 
 /**
@@ -71,8 +76,11 @@ export const nameOf = (text: string): string => {
 }
 
 export function sqlOn(db: Queryable, inUnit = false): Sql {
-  const query = async (text: string, values: readonly unknown[] | undefined): Promise<pg.QueryResult> =>
-    db.query({ name: nameOf(text), text, values: values as unknown[] | undefined })
+  let sent = 0
+  const query = async (text: string, values: readonly unknown[] | undefined): Promise<pg.QueryResult> => {
+    sent++
+    return db.query({ name: nameOf(text), text, values: values as unknown[] | undefined })
+  }
   return {
     rows: async <T>(text: string, values?: readonly unknown[]) => (await query(text, values)).rows as T[],
     one: async <T>(text: string, values?: readonly unknown[]) => (await query(text, values)).rows[0] as T | undefined,
@@ -81,6 +89,9 @@ export function sqlOn(db: Queryable, inUnit = false): Sql {
       await query(text, values)
     },
     inUnit,
+    get sent() {
+      return sent
+    },
   }
 }
 

@@ -60,19 +60,26 @@ const bodyOf = (row: BodyRow): string => JSON.stringify(renderSubscription(subsc
 
 // The processor's floor starts at the date ($4 twice; the due_floor trigger would set it anyway).
 // The line items go in with it, in the order given (ORDER BY ordinality: their ids follow it).
+// It answers the new subscription as a body read would (WITH_LINE_ITEMS, from what went in), so
+// the create's answer needs no read of its own.
 const CREATE = `WITH s AS (
     INSERT INTO subscriptions (user_id, state, paused, interval_length, interval_units, actionable_date,
       anchor_day, end_date, payment_method_id, payment_source_id, currency, shipping_address, billing_address,
       created_on, created_at, updated_at, due_floor, skip_count, successive_skip_count)
     VALUES ($1, 'active', false, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $4, $14, $15)
-    RETURNING id
+    RETURNING *
   ), items AS (
     INSERT INTO line_items (subscription_id, subscribable_id, quantity, one_time, created_at, updated_at)
     SELECT s.id, u.subscribable_id, u.quantity, u.one_time, $13, $13
     FROM s, unnest($16::bigint[], $17::integer[], $18::boolean[]) WITH ORDINALITY AS u(subscribable_id, quantity, one_time, n)
     ORDER BY u.n
+    RETURNING *
   )
-  SELECT id FROM s`
+  SELECT ${columns(SUBSCRIPTION_COLUMNS, 's')},
+    (SELECT coalesce(json_agg(x ORDER BY x.id), '[]') FROM (
+      SELECT ${columns(LINE_ITEM_COLUMNS, 'li')}, s.currency AS currency, p.amount AS unit_price, c.discount_bp AS discount_bp
+      FROM items li ${priceJoin('s.currency')}) x) AS line_items
+  FROM s`
 
 // A line item with its owner. Locking both rows, the subscription's first (the locking clauses'
 // order), makes a unit that waited on the subscription see the item as it was committed then: the
@@ -129,14 +136,28 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
         FROM subscriptions o WHERE o.id = $1`, [id])
       return row ? { user_id: row.user_id, body: bodyOf(row), generation: row.generation } : undefined
     }
+    if (kept !== undefined && kept.sub.id === id && kept.at === sql.sent) {
+      return { user_id: kept.sub.user_id, body: JSON.stringify(renderSubscription(kept.sub, kept.items)) }
+    }
     const row = await sql.one<BodyRow>(`SELECT ${WITH_LINE_ITEMS} FROM subscriptions o WHERE o.id = $1`, [id])
     return row ? { user_id: row.user_id, body: bodyOf(row) } : undefined
+  }
+  /**
+   * The subscription a unit created or locked `forBody`, with its line items, as it now stands:
+   * kept while nothing but this repository's own `update` or `touch` of it went through the unit
+   * since (`sql.sent` counts every statement), so its body is the one a read would render. A line
+   * item's change goes through `sql` too and ends it; its rows are held (FOR UPDATE), and every
+   * other unit that changes its line items locks it first.
+   */
+  let kept: { readonly sub: Subscription; readonly items: PricedLineItem[]; readonly at: number } | undefined
+  const keepIf = (id: number, sub: Subscription, before: number): void => {
+    kept = kept !== undefined && kept.sub.id === id && kept.at === before ? { sub, items: kept.items, at: sql.sent } : undefined
   }
 
   return {
     async create(userId: number, s: NewSubscription, today: string): Promise<number> {
       const now = nowIso()
-      const row = await unlessRemoved(sql.one<{ id: number }>(CREATE, [
+      const row = await unlessRemoved(sql.one<BodyRow>(CREATE, [
         userId, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
         s.payment_method_id, s.payment_source_id, s.currency,
         s.shipping_address ? JSON.stringify(s.shipping_address) : null,
@@ -145,6 +166,7 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
         s.line_items.map((li) => li.subscribable_id), s.line_items.map((li) => li.quantity), s.line_items.map((li) => li.one_time === true),
       ]), ITEM_KEY)
       if (!row) throw new Error('INSERT … RETURNING answered no subscription id')
+      kept = { sub: subscriptionOf(row), items: row.line_items.map(pricedLineItemOf), at: sql.sent }
       return row.id
     },
     findJson: render,
@@ -167,7 +189,14 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
     },
     /** `keepLineItems` only steers SQLite's line-item cache; there is none here. */
     renderJson: (id: number) => render(id),
-    lock: (id: number) => subscription(`SELECT ${S} FROM subscriptions WHERE id = $1 FOR UPDATE`, [id]),
+    async lock(id: number, forBody = false): Promise<Subscription | undefined> {
+      if (!forBody || !sql.inUnit) return subscription(`SELECT ${S} FROM subscriptions WHERE id = $1 FOR UPDATE`, [id])
+      const row = await sql.one<BodyRow>(`SELECT ${WITH_LINE_ITEMS} FROM subscriptions o WHERE o.id = $1 FOR UPDATE OF o`, [id])
+      if (!row) return undefined
+      const sub = subscriptionOf(row)
+      kept = { sub, items: row.line_items.map(pricedLineItemOf), at: sql.sent }
+      return sub
+    },
     /** In id order, as every unit that holds several subscriptions takes them (no deadlock between them). */
     lockAllOfUser: (userId: number) => subscriptions(`SELECT ${S} FROM subscriptions WHERE user_id = $1 ORDER BY id FOR UPDATE`, [userId]),
     find: (id: number) => subscription(`SELECT ${S} FROM subscriptions WHERE id = $1`, [id]),
@@ -185,15 +214,20 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
         values.push(sqlValue(k, value))
         updated[k] = value
       }
+      const before = sql.sent
       await sql.later(updateText(keys), [...values, now, sub.id])
       updated['updated_at'] = now
+      keepIf(sub.id, updated as unknown as Subscription, before)
       return updated as unknown as Subscription
     },
     async lastDueDate(id: number): Promise<string | null> {
       return (await sql.one<{ d: string | null }>('SELECT max(due_date) AS d FROM installments WHERE subscription_id = $1', [id]))?.d ?? null
     },
     async touch(id: number): Promise<void> {
-      await sql.later('UPDATE subscriptions SET updated_at = $1 WHERE id = $2', [nowIso(), id])
+      const before = sql.sent
+      const now = nowIso()
+      await sql.later('UPDATE subscriptions SET updated_at = $1 WHERE id = $2', [now, id])
+      if (kept !== undefined) keepIf(id, { ...kept.sub, updated_at: now }, before)
     },
     adminList(f: AdminSubscriptionFilter): Promise<Subscription[]> {
       const { where, args } = adminFilter(f)

@@ -45,6 +45,7 @@ export function unitSql(db: Queryable, prepared: Prepared, credentials?: Credent
   // The statements of what waits: each is PREPAREd (or its PREPARE awaited) before they are sent.
   let fresh: Statement[] = []
   let begun = false
+  let sent = 0
 
   /** Sends what waits with `last` (if any), and answers each statement's result. */
   async function send(last?: string, statement?: Statement): Promise<pg.QueryResult[]> {
@@ -68,6 +69,7 @@ export function unitSql(db: Queryable, prepared: Prepared, credentials?: Credent
   }
 
   async function query(text: string, values: readonly unknown[] = []): Promise<pg.QueryResult> {
+    sent++
     const statement = { name: `b${nameOf(text)}`, text }
     const execute = executeText(statement.name, values)
     if (execute !== undefined) return (await send(execute, statement)).at(-1) as pg.QueryResult
@@ -86,6 +88,7 @@ export function unitSql(db: Queryable, prepared: Prepared, credentials?: Credent
         await query(text, values)
         return
       }
+      sent++
       waiting.push(execute)
       fresh.push(statement)
     },
@@ -96,6 +99,9 @@ export function unitSql(db: Queryable, prepared: Prepared, credentials?: Credent
     },
     get begun() {
       return begun
+    },
+    get sent() {
+      return sent
     },
     inUnit: true,
   }

@@ -76,8 +76,13 @@ export interface SubscriptionReads {
 }
 
 export interface SubscriptionsTx extends SubscriptionReads {
-  /** The row a change is decided from, held until the unit ends (PostgreSQL: FOR UPDATE). */
-  lock(id: number): Promise<Subscription | undefined>
+  /**
+   * The row a change is decided from, held until the unit ends (PostgreSQL: FOR UPDATE).
+   * `forBody`: the unit will answer the subscription's body after changing only its row (a
+   * lifecycle step, an update): PostgreSQL reads its line items with it and renders the body
+   * from what it holds, without reading it back.
+   */
+  lock(id: number, forBody?: boolean): Promise<Subscription | undefined>
   /** Every subscription of a user, in id order, held as by `lock`. */
   lockAllOfUser(userId: number): Promise<Subscription[]>
   /** A line item with its owner, its subscription held as by `lock`. */
