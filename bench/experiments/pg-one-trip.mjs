@@ -87,7 +87,19 @@ async function batch(it) {
     await c.query(`EXECUTE upd(${qty}, ${lit(at)}, ${li.id}); EXECUTE touch(${lit(at)}, ${li.subscription_id}); EXECUTE ev('line_item.updated', ${li.subscription_id}, ${lit(body)}, ${lit(at)}, 'api_key', 1, 'req'); COMMIT`)
   } finally { c.release() }
 }
-const f = variant === 'fn' ? fn : variant === 'batch' ? batch : multi
+/** The same two simple queries with the statements written out, unprepared: no session state, planned each time. */
+async function inline(it) {
+  const c = await pool.connect()
+  try {
+    const results = await c.query(`BEGIN; ${LOCK.replace('$1', lit(String(it.id)))}`)
+    const li = results[results.length - 1].rows[0]
+    const at = new Date().toISOString(); const qty = (q++ % 7) + 1
+    const body = JSON.stringify({ id: li.id, subscription_id: li.subscription_id, subscribable_id: li.subscribable_id, quantity: qty, one_time: li.one_time, price: null, discount_percent: null, total: null, created_at: li.created_at, updated_at: at })
+    await c.query(`UPDATE line_items SET quantity = ${lit(String(qty))} WHERE id = ${lit(String(li.id))}; UPDATE subscriptions SET updated_at = ${lit(at)} WHERE id = ${lit(String(li.subscription_id))};
+      INSERT INTO events (type, subscription_id, data, created_at, actor_type, actor_id, request_id) VALUES ('line_item.updated', ${lit(String(li.subscription_id))}, '{"object":' || ${lit(body)} || '}', ${lit(at)}, 'api_key', '1', 'req') RETURNING id; COMMIT`)
+  } finally { c.release() }
+}
+const f = variant === 'fn' ? fn : variant === 'batch' ? batch : variant === 'inline' ? inline : multi
 const run = async (n) => { let next = 0; await Promise.all(Array.from({ length: 10 }, async () => { while (next < n) await f(items[(next++ * 7919) % items.length]) })) }
 await run(1000)
 const N = 8000

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import pg from 'pg'
 import { ON_POSTGRES, openTestStore, postgresOf } from '../helpers/store.ts'
 import { createSubscription, seedSubscribable, seedUser, startTestServer } from '../helpers/server.ts'
-import { unitSql } from '../../src/store/postgres/unit-sql.ts'
+import { StatementsLost, unitSql } from '../../src/store/postgres/unit-sql.ts'
 import { CredentialsMoved } from '../../src/store/api.ts'
 import { Secret, type Queryable } from '../../src/store/postgres/sql.ts'
 
@@ -179,6 +179,58 @@ test("the API's hot writes on PostgreSQL: a line item's PATCH and a skip are two
   const events = await server.request('GET', `/api/v1/subscriptions/${sub.id}/events`, { key: user.key })
   const types = (events.body.events as { type: string }[]).map((e) => e.type)
   assert.deepEqual(types.slice(0, 4), ['subscription.skipped', 'line_item.updated', 'subscription.skipped', 'line_item.updated'])
+})
+
+test('a connection whose prepared statements are gone (a pooler in transaction mode) is StatementsLost; without PREPARE, one statement a round trip as parameters', (t) => withCountedClient(t, async ({ db, client, trips, texts }) => {
+  await client.query('CREATE TABLE pooled (id int PRIMARY KEY, n int NOT NULL)')
+  await client.query('INSERT INTO pooled VALUES (1, 0)')
+  const map = preparedOn(client)
+  const first = unitSql(db, map)
+  await first.later('UPDATE pooled SET n = $1 WHERE id = $2', [1, 1])
+  await first.end('COMMIT')
+  // Another server connection now serves this client: what it PREPAREd is not there.
+  for (const { name } of (await client.query("SELECT name FROM pg_prepared_statements WHERE name LIKE 'b%'")).rows) await client.query(`DEALLOCATE ${name}`)
+  const lost = unitSql(db, map)
+  await lost.later('UPDATE pooled SET n = $1 WHERE id = $2', [2, 1])
+  await assert.rejects(lost.end('COMMIT'), StatementsLost)
+  await client.query('ROLLBACK')
+  assert.deepEqual((await client.query('SELECT n FROM pooled')).rows, [{ n: 1 }])
+
+  const plain = unitSql(db, undefined, { generation: Number((await client.query('SELECT n FROM credential_generations WHERE id = 1')).rows[0].n), verified: false })
+  texts.length = 0
+  assert.equal((await plain.one<{ n: number }>('SELECT n FROM pooled WHERE id = $1 FOR UPDATE', [1]))?.n, 1)
+  await plain.later('UPDATE pooled SET n = $1 WHERE id = $2', [3, 1])
+  await plain.end('COMMIT')
+  assert.equal(trips(), 4, 'BEGIN with the generation, the read, the write, COMMIT')
+  assert.ok(!texts.some((text) => text.includes('EXECUTE') || text.includes('PREPARE')))
+  assert.deepEqual((await client.query('SELECT n FROM pooled')).rows, [{ n: 3 }])
+}))
+
+test('a store whose prepared statements vanish between units (a pooler) runs the unit again one statement a round trip, and keeps answering', async (t) => {
+  // One connection, so the PATCH after the DEALLOCATE meets the connection that PREPAREd its statements.
+  const server = await startTestServer(t, { REPLENISH_DB_POOL: '1' })
+  const user = await seedUser(server.store)
+  const coffee = await seedSubscribable(server.store, { prices: { USD: '12.00' } })
+  const sub = await createSubscription(server, user.key, { line_items_attributes: [{ subscribable_id: coffee, quantity: 1 }] })
+  const itemId = sub.line_items[0].id as number
+  const patch = (quantity: number) => server.request('PATCH', `/api/v1/line_items/${itemId}`, { key: user.key, json: { subscription_line_item: { quantity } } })
+  assert.equal((await patch(2)).status, 200)
+  // What a pooler does: the next transaction meets a server connection without this one's PREPAREs.
+  const { pool } = postgresOf(server.store)
+  const c = await pool.connect()
+  const names = (await c.query("SELECT name FROM pg_prepared_statements WHERE name LIKE 'b%'")).rows
+  assert.ok(names.length > 0, 'the PATCH PREPAREd its statements')
+  for (const { name } of names) await c.query(`DEALLOCATE ${name}`)
+  c.release()
+  for (const quantity of [3, 4]) {
+    const res = await patch(quantity)
+    assert.equal(res.status, 200, res.text)
+    assert.equal(res.body.quantity, quantity)
+  }
+  const shown = await server.request('GET', `/api/v1/line_items/${itemId}`, { key: user.key })
+  assert.equal(shown.body.quantity, 4)
+  const events = await server.request('GET', `/api/v1/subscriptions/${sub.id}/events`, { key: user.key })
+  assert.deepEqual(events.body.events.slice(0, 3).map((e: { data: { object: { quantity: number } } }) => e.data.object.quantity), [4, 3, 2])
 })
 
 /** Each connection's prepared statements, as unit.ts keeps them. */

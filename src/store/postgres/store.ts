@@ -6,7 +6,7 @@ import { sqlOn, sqlState, type Sql } from './sql.ts'
 import { connectError, DurabilityRefused } from './connect-errors.ts'
 import { newPool, watched, type ConnectionOptions } from './connection.ts'
 import { tlsSettings, type Tls } from './tls.ts'
-import { runUnit } from './unit.ts'
+import { runUnit, type UnitMode } from './unit.ts'
 import { accountsRepo } from './accounts.ts'
 import { catalogRepo } from './catalog.ts'
 import { subscriptionsRepo } from './subscriptions.ts'
@@ -105,6 +105,7 @@ function postgresStore(pool: pg.Pool): PostgresStore {
   const outage = new Outage()
   const pooled = watched(pool, outage)
   const reads = txOn(sqlOn(pooled), pruned, SYSTEM_UNIT)
+  const mode: UnitMode = { batching: true }
   let closed = false
   return {
     kind: 'postgres',
@@ -122,7 +123,7 @@ function postgresStore(pool: pg.Pool): PostgresStore {
     overview: reads.overview,
     emails: reads.emails,
     reports: reads.reports,
-    write: <T>(unit: Unit<T>, context: UnitContext = SYSTEM_UNIT) => runUnit(pool, unit, (sql) => txOn(sql, pruned, context), outage, context.dryRun, context.credentials),
+    write: <T>(unit: Unit<T>, context: UnitContext = SYSTEM_UNIT) => runUnit(pool, unit, (sql) => txOn(sql, pruned, context), outage, mode, context.dryRun, context.credentials),
     bulk: <T>(job: () => Promise<T>) => job(),
     /**
      * /readyz: the server answers through this instance's pool within 2 s. A pool whose every

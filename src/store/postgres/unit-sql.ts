@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto'
 import pg from 'pg'
 import pgUtils from 'pg/lib/utils.js'
 import { CredentialsMoved, type CredentialCheck } from '../api.ts'
-import { CREDENTIAL_GENERATION, Secret, nameOf, type Queryable, type Sql } from './sql.ts'
+import { CREDENTIAL_GENERATION, Secret, nameOf, sqlState, type Queryable, type Sql } from './sql.ts'
 
 /**
  * A unit's statements on its one connection, in as few round trips as their answers allow
@@ -22,6 +23,13 @@ import { CREDENTIAL_GENERATION, Secret, nameOf, type Queryable, type Sql } from 
  *
  * A failure of a write that waited surfaces from the statement or COMMIT it travelled with: the
  * unit rolls back as it would have, and a deadlock runs it again (unit.ts).
+ *
+ * PREPARE is the connection's session state. A pooler in transaction mode (PgBouncer) hands each
+ * transaction whichever server connection is free, so a statement prepared on one is missing on
+ * the next (or another instance prepared it there). The names are therefore the text's hash, so
+ * a name found anywhere is the same statement. A statement found missing, or a name found taken,
+ * throws StatementsLost: the unit rolls back, and the store runs it again and every unit after it
+ * one statement a round trip (`prepared` undefined), the driver's way, as before issue 30.
  */
 export interface UnitSql extends Sql {
   /** Ends the unit's transaction with what still waits; sends nothing if nothing was ever asked. */
@@ -33,13 +41,32 @@ export interface UnitSql extends Sql {
 /** The statements a connection has prepared (or is preparing), by name. */
 export type Prepared = Map<string, Promise<void>>
 
-/** A statement's PREPARE name, from its text (beside the driver's own names: `b` + `r<n>`). */
+/** The server does not keep this connection's prepared statements between transactions: a pooler is in between. */
+export class StatementsLost extends Error {
+  constructor(cause: unknown) {
+    super('PostgreSQL did not keep prepared statements between transactions (a pooler in transaction mode?)', { cause })
+  }
+}
+
+/** SQLSTATEs of a prepared statement missing (26000) or a name already taken (42P05). */
+const LOST = new Set(['26000', '42P05'])
+
+const hashed = new Map<string, string>()
+/** A statement's PREPARE name: its text's hash, the same in every process. */
+function batchName(text: string): string {
+  let name = hashed.get(text)
+  if (name === undefined) hashed.set(text, (name = `b${createHash('sha256').update(text).digest('hex').slice(0, 32)}`))
+  return name
+}
+
+/** A statement and the name it is PREPAREd under (`batchName`). */
 interface Statement {
   readonly name: string
   readonly text: string
 }
 
-export function unitSql(db: Queryable, prepared: Prepared, credentials?: CredentialCheck): UnitSql {
+/** `prepared` undefined: one statement a round trip, as parameters (a pooler keeps no PREPARE). */
+export function unitSql(db: Queryable, prepared: Prepared | undefined, credentials?: CredentialCheck): UnitSql {
   let waiting: string[] = credentials === undefined ? ['BEGIN'] : ['BEGIN', CREDENTIAL_GENERATION]
   let checkAt = credentials === undefined ? -1 : 1
   // The statements of what waits: each is PREPAREd (or its PREPARE awaited) before they are sent.
@@ -58,8 +85,8 @@ export function unitSql(db: Queryable, prepared: Prepared, credentials?: Credent
     if (last !== undefined) statements.push(last)
     if (statements.length === 0) return []
     begun = true
-    await prepare(db, prepared, toPrepare)
-    const answer = (await db.query({ text: statements.join(';\n') })) as pg.QueryResult | pg.QueryResult[]
+    if (prepared !== undefined) await prepare(db, prepared, toPrepare)
+    const answer = (await lostOr(db.query({ text: statements.join(';\n') }))) as pg.QueryResult | pg.QueryResult[]
     const results = Array.isArray(answer) ? answer : [answer]
     if (check >= 0 && credentials !== undefined) {
       if ((results[check]?.rows[0] as { n?: unknown } | undefined)?.n !== credentials.generation) throw new CredentialsMoved()
@@ -70,8 +97,8 @@ export function unitSql(db: Queryable, prepared: Prepared, credentials?: Credent
 
   async function query(text: string, values: readonly unknown[] = []): Promise<pg.QueryResult> {
     sent++
-    const statement = { name: `b${nameOf(text)}`, text }
-    const execute = executeText(statement.name, values)
+    const statement = { name: batchName(text), text }
+    const execute = prepared === undefined ? undefined : executeText(statement.name, values)
     if (execute !== undefined) return (await send(execute, statement)).at(-1) as pg.QueryResult
     await send()
     return db.query({ name: nameOf(text), text, values: values as unknown[] })
@@ -82,8 +109,8 @@ export function unitSql(db: Queryable, prepared: Prepared, credentials?: Credent
     one: async <T>(text: string, values?: readonly unknown[]) => (await query(text, values)).rows[0] as T | undefined,
     run: async (text, values) => (await query(text, values)).rowCount ?? 0,
     async later(text, values = []) {
-      const statement = { name: `b${nameOf(text)}`, text }
-      const execute = executeText(statement.name, values)
+      const statement = { name: batchName(text), text }
+      const execute = prepared === undefined ? undefined : executeText(statement.name, values)
       if (execute === undefined) {
         await query(text, values)
         return
@@ -113,13 +140,20 @@ async function prepare(db: Queryable, prepared: Prepared, statements: readonly S
   const fresh = new Map<string, string>()
   for (const { name, text } of statements) if (!prepared.has(name)) fresh.set(name, text)
   if (fresh.size > 0) {
-    const made = db.query({ text: [...fresh].map(([name, text]) => `PREPARE ${name} AS ${text}`).join(';\n') }).then(() => undefined)
+    const made = lostOr(db.query({ text: [...fresh].map(([name, text]) => `PREPARE ${name} AS ${text}`).join(';\n') })).then(() => undefined)
     for (const name of fresh.keys()) prepared.set(name, made)
     made.catch(() => {
       for (const name of fresh.keys()) prepared.delete(name)
     })
   }
   await Promise.all(statements.map(({ name }) => prepared.get(name)))
+}
+
+/** The answer, or StatementsLost for a prepared statement missing or a name taken. */
+function lostOr<T>(answer: Promise<T>): Promise<T> {
+  return answer.catch((err: unknown) => {
+    throw LOST.has(sqlState(err) ?? '') ? new StatementsLost(err) : err
+  })
 }
 
 /**

@@ -4,13 +4,22 @@ import type { CredentialCheck, Tx, Unit } from '../api.ts'
 import { StoreUnavailable, type Outage } from '../unavailable.ts'
 import { RETRYABLE, sqlState, type Sql } from './sql.ts'
 import { failureKind, unavailableOr, watched } from './connection.ts'
-import { unitSql, type Prepared } from './unit-sql.ts'
+import { StatementsLost, unitSql, type Prepared } from './unit-sql.ts'
 
 /** A unit that lost a deadlock or a serialization check runs again, up to this many times in all. */
 const UNIT_TRIES = 5
 
 /** Each connection's prepared statements (unit-sql.ts): a client dropped by the pool takes its own along. */
 const preparedOf = new WeakMap<pg.PoolClient, Prepared>()
+
+/**
+ * How a store's units send their statements: together (unit-sql.ts) until the server is found not
+ * to keep a connection's prepared statements between transactions (a pooler), then one a round
+ * trip for good.
+ */
+export interface UnitMode {
+  batching: boolean
+}
 
 /**
  * One unit: BEGIN, the unit through a `tx` bound to one connection, COMMIT, its statements sent in
@@ -27,7 +36,7 @@ const preparedOf = new WeakMap<pg.PoolClient, Prepared>()
  * A client whose connection failed is never rolled back (it cannot be) nor handed back to the pool.
  */
 export async function runUnit<T>(
-  pool: pg.Pool, unit: Unit<T>, repositories: (sql: Sql) => Tx, outage: Outage, dryRun = false, credentials?: CredentialCheck,
+  pool: pg.Pool, unit: Unit<T>, repositories: (sql: Sql) => Tx, outage: Outage, mode: UnitMode, dryRun = false, credentials?: CredentialCheck,
 ): Promise<T> {
   let rerunAfterLoss = true
   for (let attempt = 1; ; attempt++) {
@@ -43,8 +52,8 @@ export async function runUnit<T>(
     const db = watched({
       query: (config) => (open ? client.query(config) : Promise.reject(new Error("a unit's tx was used outside its unit of writes"))),
     }, outage)
-    let prepared = preparedOf.get(client)
-    if (prepared === undefined) preparedOf.set(client, (prepared = new Map()))
+    let prepared = mode.batching ? preparedOf.get(client) : undefined
+    if (prepared === undefined && mode.batching) preparedOf.set(client, (prepared = new Map()))
     // A cached key not yet confirmed: its generation is read with BEGIN, and a moved one rejects
     // with CredentialsMoved before the unit's first answer (the request runs again, auth.ts).
     const sql = unitSql(db, prepared, credentials !== undefined && !credentials.verified ? credentials : undefined)
@@ -62,6 +71,10 @@ export async function runUnit<T>(
         } catch (rollbackFailed) {
           broken = rollbackFailed as Error
         }
+      }
+      if (err instanceof StatementsLost && mode.batching) {
+        mode.batching = false
+        continue
       }
       const state = sqlState(err)
       if (state !== undefined && RETRYABLE.has(state) && attempt < UNIT_TRIES) {
