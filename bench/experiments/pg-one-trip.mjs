@@ -5,7 +5,8 @@
  * COMMIT: six round trips) against one call of a plpgsql function doing the same statements (one
  * round trip, autocommit), and against `batch`: the same statements PREPAREd once per connection and
  * sent as two simple queries (BEGIN with the locking read; the writes with COMMIT), as
- * src/store/postgres/unit-sql.ts now does. CPU per PATCH on both sides: node from cpuUsage, PostgreSQL from /proc
+ * src/store/postgres/unit-sql.ts now does, and `inline`: the same two simple queries with the
+ * statements written out unprepared (no session state, planned every time). CPU per PATCH on both sides: node from cpuUsage, PostgreSQL from /proc
  * of the postmaster's process tree (so the server must run on this machine). No HTTP, no replenish
  * code: only the database traffic of a PATCH, to size the gain before building it.
  *
