@@ -22,18 +22,19 @@ export interface UnitMode {
 }
 
 /**
- * One unit: BEGIN, the unit through a `tx` bound to one connection, COMMIT, its statements sent in
- * as few round trips as their answers allow (unit-sql.ts). A deadlock or a
- * serialization failure rolls back and runs it again after a short random pause; anything else
- * rolls back and rejects. The tx refuses use after its unit ended (it would land in another's).
- * A dry unit (C18) ends with ROLLBACK instead of COMMIT, and answers what it would have.
+ * One unit: BEGIN, the unit through a `tx` bound to one connection, COMMIT, its statements sent
+ * in as few round trips as their answers allow (unit-sql.ts). A deadlock or a serialization
+ * failure rolls back and runs it again after a short random pause; prepared statements found lost
+ * (a pooler) run it again one statement a round trip; anything else rolls back and rejects. The
+ * tx refuses use after its unit ended (it would land in another's). A dry unit (C18) ends with
+ * ROLLBACK instead of COMMIT, and answers what it would have.
  *
  * A connection lost before COMMIT was sent (a restart, a terminated backend) committed nothing:
  * the unit runs once more on a fresh connection before its caller hears of it, then fails as
  * StoreUnavailable (a 503). One lost in the round trip that carries COMMIT (with the writes that
- * waited for it) may or may not have committed, and one that
- * did not answer in time (a frozen server) would take as long again: those are not run again.
- * A client whose connection failed is never rolled back (it cannot be) nor handed back to the pool.
+ * waited for it) may or may not have committed, and one that did not answer in time (a frozen
+ * server) would take as long again: those are not run again. A client whose connection failed is
+ * never rolled back (it cannot be) nor handed back to the pool.
  */
 export async function runUnit<T>(
   pool: pg.Pool, unit: Unit<T>, repositories: (sql: Sql) => Tx, outage: Outage, mode: UnitMode, dryRun = false, credentials?: CredentialCheck,
