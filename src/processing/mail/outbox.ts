@@ -31,6 +31,11 @@ function eventsWithMail(tx: Tx): EventsTx {
     const kind = mailKindOf(type, object)
     if (kind !== undefined) await tx.emails.enqueue(kind, subscriptionId, eventId, Date.now())
   }
+  const recordJson = async (type: string, subscriptionId: number | null, objectJson: string): Promise<number> => {
+    const id = await events.recordJson(type, subscriptionId, objectJson)
+    await queue(type, subscriptionId, id, () => JSON.parse(objectJson))
+    return id
+  }
   return Object.create(events, {
     record: {
       enumerable: true,
@@ -40,21 +45,13 @@ function eventsWithMail(tx: Tx): EventsTx {
         return id
       },
     },
-    recordJson: {
-      enumerable: true,
-      value: async (type: string, subscriptionId: number | null, objectJson: string): Promise<number> => {
-        const id = await events.recordJson(type, subscriptionId, objectJson)
-        await queue(type, subscriptionId, id, () => JSON.parse(objectJson))
-        return id
-      },
-    },
+    recordJson: { enumerable: true, value: recordJson },
     append: {
       enumerable: true,
       // Only an event that makes a mail needs its id: the rest keep the store's cheaper append.
       value: async (type: string, subscriptionId: number | null, objectJson: string): Promise<void> => {
         if (subscriptionId === null || mailKindOf(type, () => JSON.parse(objectJson)) === undefined) return events.append(type, subscriptionId, objectJson)
-        const id = await events.recordJson(type, subscriptionId, objectJson)
-        await queue(type, subscriptionId, id, () => JSON.parse(objectJson))
+        await recordJson(type, subscriptionId, objectJson)
       },
     },
     recordSubscriptions: {

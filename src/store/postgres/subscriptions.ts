@@ -48,15 +48,22 @@ function sqlValue(key: keyof SubscriptionPatch, value: unknown): unknown {
  * says now (C16), in one row: the items come back as a JSON array that pg parses, so a body
  * costs one round trip.
  */
-const WITH_LINE_ITEMS = `${columns(SUBSCRIPTION_COLUMNS, 'o')},
+const bodyColumns = (s: string, lineItems: string): string => `${columns(SUBSCRIPTION_COLUMNS, s)},
   (SELECT coalesce(json_agg(x ORDER BY x.id), '[]') FROM (
     SELECT ${columns(LINE_ITEM_COLUMNS, 'li')},
-      o.currency AS currency, p.amount AS unit_price, c.discount_bp AS discount_bp
-    FROM line_items li ${priceJoin('o.currency')} WHERE li.subscription_id = o.id) x) AS line_items`
+      ${s}.currency AS currency, p.amount AS unit_price, c.discount_bp AS discount_bp
+    FROM ${lineItems} li ${priceJoin(`${s}.currency`)} WHERE li.subscription_id = ${s}.id) x) AS line_items`
+const WITH_LINE_ITEMS = bodyColumns('o', 'line_items')
 type BodyRow = SubscriptionRow & { readonly line_items: PricedLineItem[] }
 
+/** A body row's subscription and priced line items. */
+const partsOf = (row: BodyRow): { sub: Subscription; items: PricedLineItem[] } => ({ sub: subscriptionOf(row), items: row.line_items.map(pricedLineItemOf) })
 /** The C3 body, rendered by the domain (representation.ts) as SQLite's json_object renders it. */
-const bodyOf = (row: BodyRow): string => JSON.stringify(renderSubscription(subscriptionOf(row), row.line_items.map(pricedLineItemOf)))
+const bodyFrom = (sub: Subscription, items: readonly PricedLineItem[]): string => JSON.stringify(renderSubscription(sub, items))
+const bodyOf = (row: BodyRow): string => {
+  const { sub, items } = partsOf(row)
+  return bodyFrom(sub, items)
+}
 
 // The processor's floor starts at the date ($4 twice; the due_floor trigger would set it anyway).
 // The line items go in with it, in the order given (ORDER BY ordinality: their ids follow it).
@@ -75,11 +82,7 @@ const CREATE = `WITH s AS (
     ORDER BY u.n
     RETURNING *
   )
-  SELECT ${columns(SUBSCRIPTION_COLUMNS, 's')},
-    (SELECT coalesce(json_agg(x ORDER BY x.id), '[]') FROM (
-      SELECT ${columns(LINE_ITEM_COLUMNS, 'li')}, s.currency AS currency, p.amount AS unit_price, c.discount_bp AS discount_bp
-      FROM items li ${priceJoin('s.currency')}) x) AS line_items
-  FROM s`
+  SELECT ${bodyColumns('s', 'items')} FROM s`
 
 // A line item with its owner. Locking both rows, the subscription's first (the locking clauses'
 // order), makes a unit that waited on the subscription see the item as it was committed then: the
@@ -136,9 +139,7 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
         FROM subscriptions o WHERE o.id = $1`, [id])
       return row ? { user_id: row.user_id, body: bodyOf(row), generation: row.generation } : undefined
     }
-    if (kept !== undefined && kept.sub.id === id && kept.at === sql.sent) {
-      return { user_id: kept.sub.user_id, body: JSON.stringify(renderSubscription(kept.sub, kept.items)) }
-    }
+    if (kept !== undefined && kept.sub.id === id && kept.at === sql.sent) return { user_id: kept.sub.user_id, body: bodyFrom(kept.sub, kept.items) }
     const row = await sql.one<BodyRow>(`SELECT ${WITH_LINE_ITEMS} FROM subscriptions o WHERE o.id = $1`, [id])
     return row ? { user_id: row.user_id, body: bodyOf(row) } : undefined
   }
@@ -150,6 +151,10 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
    * other unit that changes its line items locks it first.
    */
   let kept: { readonly sub: Subscription; readonly items: PricedLineItem[]; readonly at: number } | undefined
+  const keep = (row: BodyRow): Subscription => {
+    kept = { ...partsOf(row), at: sql.sent }
+    return kept.sub
+  }
   const keepIf = (id: number, sub: Subscription, before: number): void => {
     kept = kept !== undefined && kept.sub.id === id && kept.at === before ? { sub, items: kept.items, at: sql.sent } : undefined
   }
@@ -166,8 +171,7 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
         s.line_items.map((li) => li.subscribable_id), s.line_items.map((li) => li.quantity), s.line_items.map((li) => li.one_time === true),
       ]), ITEM_KEY)
       if (!row) throw new Error('INSERT … RETURNING answered no subscription id')
-      kept = { sub: subscriptionOf(row), items: row.line_items.map(pricedLineItemOf), at: sql.sent }
-      return row.id
+      return keep(row).id
     },
     findJson: render,
     /**
@@ -187,15 +191,15 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
       const bodies = rows.filter((r) => r.id !== null).map(bodyOf)
       return { bodies, total: first?.page_total ?? 0, ...(withGeneration ? { generation: first?.page_generation } : {}) }
     },
-    /** `keepLineItems` only steers SQLite's line-item cache; there is none here. */
+    /**
+     * `keepLineItems` only steers SQLite's line-item cache. Here a body is rendered without a read
+     * after `lock(id, true)` or `create` (`kept`, above); otherwise it is read.
+     */
     renderJson: (id: number) => render(id),
     async lock(id: number, forBody = false): Promise<Subscription | undefined> {
       if (!forBody || !sql.inUnit) return subscription(`SELECT ${S} FROM subscriptions WHERE id = $1 FOR UPDATE`, [id])
       const row = await sql.one<BodyRow>(`SELECT ${WITH_LINE_ITEMS} FROM subscriptions o WHERE o.id = $1 FOR UPDATE OF o`, [id])
-      if (!row) return undefined
-      const sub = subscriptionOf(row)
-      kept = { sub, items: row.line_items.map(pricedLineItemOf), at: sql.sent }
-      return sub
+      return row ? keep(row) : undefined
     },
     /** In id order, as every unit that holds several subscriptions takes them (no deadlock between them). */
     lockAllOfUser: (userId: number) => subscriptions(`SELECT ${S} FROM subscriptions WHERE user_id = $1 ORDER BY id FOR UPDATE`, [userId]),
