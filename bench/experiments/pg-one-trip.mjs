@@ -19,7 +19,7 @@
  * use a kept bench schema, never a shop's.
  */
 import pg from 'pg'
-import { cpuSecondsOfTree } from '../lib/process.mjs'
+import { measure } from './measure.mjs'
 const [url, schema, pmArg, variant] = process.argv.slice(2)
 const pm = Number(pmArg)
 const pool = new pg.Pool({ connectionString: `${url}?options=-c%20search_path%3D${schema}`, max: 10 })
@@ -101,11 +101,5 @@ async function inline(it) {
   } finally { c.release() }
 }
 const f = variant === 'fn' ? fn : variant === 'batch' ? batch : variant === 'inline' ? inline : multi
-const run = async (n) => { let next = 0; await Promise.all(Array.from({ length: 10 }, async () => { while (next < n) await f(items[(next++ * 7919) % items.length]) })) }
-await run(1000)
-const N = 8000
-const c0 = process.cpuUsage(); const p0 = cpuSecondsOfTree(pm); const t0 = performance.now()
-await run(N)
-const c = process.cpuUsage(c0); const p1 = cpuSecondsOfTree(pm); const t = performance.now() - t0
-console.log(`${variant}: node ${((c.user + c.system) / N).toFixed(0)} µs, PostgreSQL ${((p1 - p0) * 1e6 / N).toFixed(0)} µs per PATCH; ${(N / t * 1000).toFixed(0)}/s`)
+await measure({ label: variant, what: 'PATCH', each: f, items, inFlight: 10, warm: 1000, n: 8000, postmaster: pm })
 await pool.end()

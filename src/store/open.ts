@@ -25,7 +25,7 @@ export function isPostgresLocation(location: string): boolean {
  */
 export async function openStore(location: string, options: StoreOptions & { readonly postgres?: Omit<PostgresOptions, 'synchronous'> }): Promise<Store> {
   if (isPostgresLocation(location)) {
-    return openPostgresStore(location, { poolSize: 10, statementTimeoutMs: 30_000, ...options.postgres, synchronous: options.synchronous })
+    return openPostgresStore(location, { poolSize: 10, statementTimeoutMs: 30_000, ...options.postgres, synchronous: options.synchronous, readCacheBytes: options.readCacheBytes })
   }
   return openSqliteStore(location, options)
 }

@@ -544,7 +544,7 @@ test('three instances on one database: no duplicate installment, no lost write, 
 
   // Every request was answered as the customer API answers it, and no GET was stale.
   const f = customers.figures
-  assert.deepEqual(f.unexpected, [], 'answers other than 200')
+  assert.deepEqual(f.unexpected, [], `answers other than 200; the instances' errors:\n${logged(instances, (l) => l.includes('"level":"error"')).join('\n')}`)
   assert.deepEqual(f.staleReads, [], 'a GET after an acknowledged write did not show it')
   assert.equal(f.pairsWithoutReplayHeader, 0, 'a write sent twice with one key ran twice')
 

@@ -65,7 +65,7 @@ export interface TestLocation {
 
 /** Opens the test backend's store at `location` (a second connection to a test's database, say). */
 export async function openStoreAt(location: string, options: TestStoreOptions = {}): Promise<Store> {
-  if (ON_POSTGRES) return openPostgresStore(location, { poolSize: 4, statementTimeoutMs: 60_000, synchronous: options.synchronous ?? 'FULL' })
+  if (ON_POSTGRES) return openPostgresStore(location, { poolSize: 4, statementTimeoutMs: 60_000, synchronous: options.synchronous ?? 'FULL', readCacheBytes: options.readCacheBytes })
   return openSqliteStore(location, { synchronous: 'FULL', createDirectory: false, ...options })
 }
 

@@ -9,7 +9,10 @@ import { tlsSettings, type Tls } from './tls.ts'
 import { runUnit, type UnitMode } from './unit.ts'
 import { accountsRepo } from './accounts.ts'
 import { catalogRepo } from './catalog.ts'
-import { subscriptionsRepo } from './subscriptions.ts'
+import { subscriptionsRepo, type GetReads } from './subscriptions.ts'
+import { readBatch } from './read-batch.ts'
+import { KeptBodies } from './kept-bodies.ts'
+import { DEFAULT_READ_CACHE_BYTES } from '../budgeted.ts'
 import { eventsRepo } from './events.ts'
 import { idempotencyRepo, newPruneClock, type PruneClock } from './idempotency.ts'
 import { installmentsRepo } from './installments.ts'
@@ -30,6 +33,8 @@ export interface PostgresOptions extends ConnectionOptions {
   readonly synchronous: 'FULL' | 'NORMAL'
   /** `replenish migrate` and `serve` bring the schema up to date; `copy`'s check opens without. */
   readonly migrate?: boolean
+  /** Bytes of rendered GET bodies kept, each answered only while its rows are unchanged (KeptBodies; 0: none). */
+  readonly readCacheBytes?: number
 }
 
 /** What only the PostgreSQL store has besides the interface: pool gauges, for /metrics and tests. */
@@ -38,6 +43,8 @@ export interface PostgresStore extends Store {
   poolStats(): { readonly size: number; readonly idle: number; readonly waiting: number; readonly max: number }
   /** The pool itself, for `copy` and tests that inspect rows. */
   readonly pool: pg.Pool
+  /** The GET bodies this instance keeps (tests). */
+  readonly keptBodies: KeptBodies
 }
 
 /** /readyz fails when the database does not answer through the pool within this. */
@@ -47,8 +54,9 @@ const READY_WITHIN_MS = 2_000
  * The PostgreSQL store: every unit of writes is its own transaction on a pooled connection,
  * READ COMMITTED with explicit row locks (`lock*` reads are FOR UPDATE), run again when it lost a
  * deadlock or a serialization check (unit.ts); PostgreSQL shares WAL flushes between concurrent
- * commits itself (its group commit). Reads outside a unit go to the pool. Nothing is cached in
- * the process: any instance answers from the database (C15, docs/postgresql.md). A server that
+ * commits itself (its group commit). Reads outside a unit go to the pool. Any instance answers
+ * from the database (C15, docs/postgresql.md): a GET's kept body only once the database confirms
+ * its rows are unchanged (kept-bodies.ts). A server that
  * cannot serve a query (down, restarting, frozen) fails it as StoreUnavailable (connection.ts).
  */
 export async function openPostgresStore(url: string, options: PostgresOptions): Promise<PostgresStore> {
@@ -71,7 +79,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions): 
     await pool.end().catch(() => {})
     throw connectError(url, err, tls.mode)
   }
-  return postgresStore(pool)
+  return postgresStore(pool, options.readCacheBytes ?? DEFAULT_READ_CACHE_BYTES)
 }
 
 /**
@@ -99,17 +107,20 @@ const NO_TLS_ON_SERVER = 'The server does not support SSL connections'
 /** invalid_authorization_specification: pg_hba.conf has no entry for this connection (one without TLS, under `allow`). */
 const REFUSED_BY_HBA = '28000'
 
-function postgresStore(pool: pg.Pool): PostgresStore {
+function postgresStore(pool: pg.Pool, readCacheBytes: number): PostgresStore {
   // When this store last pruned old Idempotency-Keys (repositories are made per unit).
   const pruned = newPruneClock()
   const outage = new Outage()
   const pooled = watched(pool, outage)
-  const reads = txOn(sqlOn(pooled), pruned, SYSTEM_UNIT)
   const mode: UnitMode = { batching: true }
+  const keptBodies = new KeptBodies(readCacheBytes)
+  const gets: GetReads = { bodies: keptBodies, reads: readBatch(pool, outage, mode, pool.options.max ?? 10) }
+  const reads = txOn(sqlOn(pooled), pruned, SYSTEM_UNIT, gets)
   let closed = false
   return {
     kind: 'postgres',
     pool,
+    keptBodies,
     accounts: reads.accounts,
     catalog: reads.catalog,
     subscriptions: reads.subscriptions,
@@ -176,13 +187,13 @@ export class BackupRefused extends Error {
  * Every repository over one `Sql` (the pool's, or a unit's connection), each made when first used;
  * the events a unit writes are stamped with its `context` (C18).
  */
-function txOn(sql: Sql, pruned: PruneClock, context: UnitContext): Tx {
+function txOn(sql: Sql, pruned: PruneClock, context: UnitContext, gets?: GetReads): Tx {
   const made: Partial<Record<keyof Tx, unknown>> = {}
   const lazy = <K extends keyof Tx>(key: K, make: (sql: Sql) => Tx[K]): Tx[K] => (made[key] ??= make(sql)) as Tx[K]
   return {
     get accounts() { return lazy('accounts', accountsRepo) },
     get catalog() { return lazy('catalog', catalogRepo) },
-    get subscriptions() { return lazy('subscriptions', subscriptionsRepo) },
+    get subscriptions() { return lazy('subscriptions', (s) => subscriptionsRepo(s, gets)) },
     get events() { return lazy('events', (s) => eventsRepo(s, context, async (id) => (await this.subscriptions.renderJson(id, false))?.body)) },
     get idempotency() { return lazy('idempotency', (s) => idempotencyRepo(s, pruned)) },
     get installments() { return lazy('installments', (s) => installmentsRepo(s, context)) },

@@ -7,6 +7,8 @@ import { CREDENTIAL_GENERATION, type Sql } from './sql.ts'
 import { unlessRemoved } from './conflict.ts'
 import { LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_COLUMNS, PRICED_LINE_ITEM_FROM, SUBSCRIPTION_COLUMNS, columns, nowIso, pricedLineItemOf, subscriptionOf, type SubscriptionRow } from './rows.ts'
 import { priceJoin } from '../money-sql.ts'
+import { versionsOf, type KeptBodies } from './kept-bodies.ts'
+import type { ReadBatch } from './read-batch.ts'
 
 const S = columns(SUBSCRIPTION_COLUMNS)
 
@@ -55,6 +57,11 @@ const bodyColumns = (s: string, lineItems: string): string => `${columns(SUBSCRI
     FROM ${lineItems} li ${priceJoin(`${s}.currency`)} WHERE li.subscription_id = ${s}.id) x) AS line_items`
 const WITH_LINE_ITEMS = bodyColumns('o', 'line_items')
 type BodyRow = SubscriptionRow & { readonly line_items: PricedLineItem[] }
+const BODY = `SELECT ${WITH_LINE_ITEMS} FROM subscriptions o WHERE o.id = $1`
+const BODY_WITH_GENERATION = `SELECT ${WITH_LINE_ITEMS}, (${CREDENTIAL_GENERATION}) AS generation FROM subscriptions o WHERE o.id = $1`
+/** A GET's statements with kept bodies: the body with its versions, or the versions alone (KeptBodies). */
+const VERSIONED_BODY = `SELECT ${WITH_LINE_ITEMS}, ${versionsOf('o')} AS versions, (${CREDENTIAL_GENERATION}) AS generation FROM subscriptions o WHERE o.id = $1`
+const VERSIONS = `SELECT o.user_id, ${versionsOf('o')} AS versions, (${CREDENTIAL_GENERATION}) AS generation FROM subscriptions o WHERE o.id = $1`
 
 /** A body row's subscription and priced line items. */
 const partsOf = (row: BodyRow): { sub: Subscription; items: PricedLineItem[] } => ({ sub: subscriptionOf(row), items: row.line_items.map(pricedLineItemOf) })
@@ -109,11 +116,20 @@ function updateText(keys: readonly (keyof SubscriptionPatch)[]): string {
   return text
 }
 
-/** Subscriptions and their line items. No body is cached: other instances write the same rows. */
 /** The foreign key from a line item to its catalog item (PostgreSQL's default name). */
 const ITEM_KEY = 'line_items_subscribable_id_fkey'
 
-export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
+/** What the pool's reads answer a GET with: the bodies they keep, and the reads that travel together. */
+export interface GetReads {
+  readonly bodies: KeptBodies
+  readonly reads: ReadBatch
+}
+
+/**
+ * Subscriptions and their line items. A GET's body may be kept (`gets`, the pool's reads), and
+ * is answered only when the database says its rows are the ones it was rendered from.
+ */
+export function subscriptionsRepo(sql: Sql, gets?: GetReads): SubscriptionsTx {
   const subscription = async (text: string, values: readonly unknown[]): Promise<Subscription | undefined> => {
     const row = await sql.one<SubscriptionRow>(text, values)
     return row ? subscriptionOf(row) : undefined
@@ -135,13 +151,37 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
   }
   const render = async (id: number, withGeneration = false): Promise<SubscriptionJson | undefined> => {
     if (withGeneration) {
-      const row = await sql.one<BodyRow & { generation: number }>(`SELECT ${WITH_LINE_ITEMS}, (${CREDENTIAL_GENERATION}) AS generation
-        FROM subscriptions o WHERE o.id = $1`, [id])
+      const row = await sql.one<BodyRow & { generation: number }>(BODY_WITH_GENERATION, [id])
       return row ? { user_id: row.user_id, body: bodyOf(row), generation: row.generation } : undefined
     }
     if (kept !== undefined && kept.sub.id === id && kept.at === sql.sent) return { user_id: kept.sub.user_id, body: bodyFrom(kept.sub, kept.items) }
-    const row = await sql.one<BodyRow>(`SELECT ${WITH_LINE_ITEMS} FROM subscriptions o WHERE o.id = $1`, [id])
+    const row = await sql.one<BodyRow>(BODY, [id])
     return row ? { user_id: row.user_id, body: bodyOf(row) } : undefined
+  }
+  /**
+   * A GET's body (`gets` given: the pool's reads only, never a unit's, whose rows may change
+   * again under the same `xmin` before it commits), its statements sent with other GETs' (read-batch.ts). The versions are read every time, with the
+   * generation; a kept body answers when they match, else the body is read again with them. The
+   * generation always comes, asked for or not: one statement text each way, not two.
+   */
+  const renderVersioned = async ({ bodies: held, reads }: GetReads, id: number, withGeneration: boolean): Promise<SubscriptionJson | undefined> => {
+    const kept = held.get(id)
+    if (kept !== undefined) {
+      const row = await reads.one<{ user_id: number; versions: string; generation: number }>(VERSIONS, [id])
+      if (row === undefined) {
+        held.forget(id)
+        return undefined
+      }
+      if (row.versions === kept.versions) {
+        held.hits++
+        return { user_id: kept.userId, body: kept.body, ...(withGeneration ? { generation: row.generation } : {}) }
+      }
+    }
+    const row = await reads.one<BodyRow & { versions: string; generation: number }>(VERSIONED_BODY, [id])
+    if (row === undefined) return undefined
+    const body = bodyOf(row)
+    held.keep(id, row.user_id, body, row.versions)
+    return { user_id: row.user_id, body, ...(withGeneration ? { generation: row.generation } : {}) }
   }
   /**
    * The subscription a unit created or locked `forBody`, with its line items, as it now stands:
@@ -173,7 +213,7 @@ export function subscriptionsRepo(sql: Sql): SubscriptionsTx {
       if (!row) throw new Error('INSERT … RETURNING answered no subscription id')
       return keep(row).id
     },
-    findJson: render,
+    findJson: (id: number, withGeneration = false) => (gets === undefined ? render(id, withGeneration) : renderVersioned(gets, id, withGeneration)),
     /**
      * One statement for the page, its count and (when asked) the credentials' generation, so all
      * are of one moment and a list costs one round trip: the page joined laterally to one row, so

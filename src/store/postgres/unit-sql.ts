@@ -41,6 +41,14 @@ export interface UnitSql extends Sql {
 /** The statements a connection has prepared (or is preparing), by name. */
 export type Prepared = Map<string, Promise<void>>
 
+/** Each connection's prepared statements: a client dropped by the pool takes its own along. */
+const preparedOf = new WeakMap<pg.PoolClient, Prepared>()
+export function preparedOn(client: pg.PoolClient): Prepared {
+  let prepared = preparedOf.get(client)
+  if (prepared === undefined) preparedOf.set(client, (prepared = new Map()))
+  return prepared
+}
+
 /** The server does not keep this connection's prepared statements between transactions: a pooler is in between. */
 export class StatementsLost extends Error {
   constructor(cause: unknown) {
@@ -53,14 +61,14 @@ const LOST = new Set(['26000', '42P05'])
 
 const hashed = new Map<string, string>()
 /** A statement's PREPARE name: its text's hash, the same in every process. */
-function batchName(text: string): string {
+export function batchName(text: string): string {
   let name = hashed.get(text)
   if (name === undefined) hashed.set(text, (name = `b${createHash('sha256').update(text).digest('hex').slice(0, 32)}`))
   return name
 }
 
 /** A statement and the name it is PREPAREd under (`batchName`). */
-interface Statement {
+export interface Statement {
   readonly name: string
   readonly text: string
 }
@@ -135,7 +143,7 @@ export function unitSql(db: Queryable, prepared: Prepared | undefined, credentia
 }
 
 /** PREPAREs the statements this connection has not met yet, in one round trip; waits for those another call is preparing. */
-async function prepare(db: Queryable, prepared: Prepared, statements: readonly Statement[]): Promise<void> {
+export async function prepare(db: Queryable, prepared: Prepared, statements: readonly Statement[]): Promise<void> {
   if (statements.length === 0) return
   const fresh = new Map<string, string>()
   for (const { name, text } of statements) if (!prepared.has(name)) fresh.set(name, text)
@@ -150,7 +158,7 @@ async function prepare(db: Queryable, prepared: Prepared, statements: readonly S
 }
 
 /** The answer, or StatementsLost for a prepared statement missing or a name taken. */
-function lostOr<T>(answer: Promise<T>): Promise<T> {
+export function lostOr<T>(answer: Promise<T>): Promise<T> {
   return answer.catch((err: unknown) => {
     throw LOST.has(sqlState(err) ?? '') ? new StatementsLost(err) : err
   })
@@ -161,7 +169,7 @@ function lostOr<T>(answer: Promise<T>): Promise<T> {
  * Buffer (no text form), or text with a NUL (it would end a simple query's text, where a
  * parameter is refused whole).
  */
-function executeText(name: string, values: readonly unknown[]): string | undefined {
+export function executeText(name: string, values: readonly unknown[]): string | undefined {
   const literals: string[] = []
   for (const value of values) {
     if (value instanceof Secret) return undefined

@@ -4,13 +4,10 @@ import type { CredentialCheck, Tx, Unit } from '../api.ts'
 import { StoreUnavailable, type Outage } from '../unavailable.ts'
 import { RETRYABLE, sqlState, type Sql } from './sql.ts'
 import { failureKind, unavailableOr, watched } from './connection.ts'
-import { StatementsLost, unitSql, type Prepared } from './unit-sql.ts'
+import { StatementsLost, preparedOn, unitSql } from './unit-sql.ts'
 
 /** A unit that lost a deadlock or a serialization check runs again, up to this many times in all. */
 const UNIT_TRIES = 5
-
-/** Each connection's prepared statements (unit-sql.ts): a client dropped by the pool takes its own along. */
-const preparedOf = new WeakMap<pg.PoolClient, Prepared>()
 
 /**
  * How a store's units send their statements: together (unit-sql.ts) until the server is found not
@@ -53,8 +50,7 @@ export async function runUnit<T>(
     const db = watched({
       query: (config) => (open ? client.query(config) : Promise.reject(new Error("a unit's tx was used outside its unit of writes"))),
     }, outage)
-    let prepared = mode.batching ? preparedOf.get(client) : undefined
-    if (prepared === undefined && mode.batching) preparedOf.set(client, (prepared = new Map()))
+    const prepared = mode.batching ? preparedOn(client) : undefined
     // A cached key not yet confirmed: its generation is read with BEGIN, and a moved one rejects
     // with CredentialsMoved before the unit's first answer (the request runs again, auth.ts).
     const sql = unitSql(db, prepared, credentials !== undefined && !credentials.verified ? credentials : undefined)

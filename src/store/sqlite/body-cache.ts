@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { SUBSCRIPTION_COLUMNS, prepareValues } from './rows.ts'
 import type { SubscriptionJson } from '../api.ts'
+import { Budgeted } from '../budgeted.ts'
 export type { SubscriptionJson }
 
 /** The line items' part of a subscription's body: the items as JSONB, and C16's totals of the next delivery. */
@@ -142,52 +143,5 @@ export class BodyCache {
     this.invalidateAll()
     this.version = version
     return false
-  }
-}
-
-/** A map of at most `budget` bytes of values (as `sizeOf` counts them), oldest out first. */
-class Budgeted<V> {
-  private readonly map = new Map<number, V>()
-  private bytes = 0
-  private readonly budget: number
-  private readonly sizeOf: (value: V) => number
-
-  constructor(budget: number, sizeOf: (value: V) => number) {
-    this.budget = budget
-    this.sizeOf = sizeOf
-  }
-
-  get(id: number): V | undefined {
-    return this.map.get(id)
-  }
-
-  get size(): number {
-    return this.map.size
-  }
-
-  /** A value larger than the whole budget is not kept (nor is anything with a budget of 0). */
-  set(id: number, value: V): void {
-    const size = this.sizeOf(value)
-    if (this.budget <= 0 || size > this.budget) return
-    this.delete(id)
-    this.map.set(id, value)
-    this.bytes += size
-    for (const [oldest, entry] of this.map) {
-      if (this.bytes <= this.budget) break
-      this.map.delete(oldest)
-      this.bytes -= this.sizeOf(entry)
-    }
-  }
-
-  delete(id: number): void {
-    const entry = this.map.get(id)
-    if (entry === undefined) return
-    this.map.delete(id)
-    this.bytes -= this.sizeOf(entry)
-  }
-
-  clear(): void {
-    this.map.clear()
-    this.bytes = 0
   }
 }

@@ -6,6 +6,7 @@ import { Outage, StoreUnavailable } from '../unavailable.ts'
 import { startHeartbeat, type Heartbeat } from '../heartbeat.ts'
 import { WalSync } from './wal-sync.ts'
 import { BodyCache } from './body-cache.ts'
+import { DEFAULT_READ_CACHE_BYTES } from '../budgeted.ts'
 import { Checkpointer } from './checkpointer.ts'
 import { accountsStore } from './accounts-store.ts'
 import { catalogStore } from './catalog-store.ts'
@@ -25,7 +26,7 @@ import { reportsStore } from './reports-store.ts'
 import { readFacade, unitFacade } from './facade.ts'
 import type { Store, Tx, Unit, UnitContext } from '../api.ts'
 
-export const DEFAULT_READ_CACHE_BYTES = 16 * 1024 * 1024
+export { DEFAULT_READ_CACHE_BYTES }
 
 export interface StoreOptions {
   readonly synchronous: 'FULL' | 'NORMAL'
