@@ -9,7 +9,7 @@ import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { ON_POSTGRES, openStoreAt, openTestStore, postgresOf } from '../helpers/store.ts'
 import { createSubscription, seedSubscribable, seedUser, startTestServer } from '../helpers/server.ts'
-import { KEPT_BODY_MS, KeptBodies } from '../../src/store/postgres/kept-bodies.ts'
+import { KEPT_BODY_MS, KeptBodies, recent } from '../../src/store/postgres/kept-bodies.ts'
 import { subscriptionsRepo } from '../../src/store/postgres/subscriptions.ts'
 import { sqlOn } from '../../src/store/postgres/sql.ts'
 import { readBatch } from '../../src/store/postgres/read-batch.ts'
@@ -150,4 +150,16 @@ test('a budget of 0 keeps nothing: every GET reads the body', async (t) => {
   await store.subscriptions.findJson(id)
   assert.equal(postgresOf(store).keptBodies.size, 0)
   assert.equal(postgresOf(store).keptBodies.hits, 0)
+})
+
+test('a transaction id is trusted as a version only when it is under 2^31 transactions old and not a permanent one (ids wrap around)', async (t) => {
+  const { store } = await openTestStore(t)
+  const { pool } = postgresOf(store)
+  const now = BigInt((await pool.query('SELECT txid_current() % 4294967296 AS n')).rows[0].n)
+  const xidAgo = (ago: bigint): string => String((((now - ago) % 4294967296n) + 4294967296n) % 4294967296n)
+  const trusted = async (xid: string): Promise<boolean> => (await pool.query(`SELECT ${recent('$1::xid')} AS ok`, [xid])).rows[0].ok
+  assert.equal(await trusted(xidAgo(1n)), true, 'written a moment ago')
+  assert.equal(await trusted(xidAgo(2n ** 31n - 1000n)), true, 'just under 2^31 ago')
+  assert.equal(await trusted(xidAgo(2n ** 31n + 1000n)), false, 'over 2^31 ago: age() wraps negative')
+  assert.equal(await trusted('2'), false, 'the frozen id')
 })

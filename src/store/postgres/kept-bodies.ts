@@ -9,10 +9,18 @@ import { priceJoin } from '../money-sql.ts'
  * removed, changes the text, whichever instance, script or tool wrote it. Two versions of one row
  * share an `xmin` only when one transaction wrote both, and no other transaction ever sees the
  * first of them.
+ *
+ * Transaction ids are 32 bits and wrap around; a frozen row keeps the id that wrote it. So the
+ * text is NULL (nothing is kept) when any of the rows was written 2^31 or more transactions ago
+ * as `age()` counts (or is a permanent id): a kept text is then from under 2^31 transactions
+ * before it was read, and a later write can only reuse one of its ids after 2^31 more, which
+ * KEPT_BODY_MS (ten minutes) rules out.
  */
-export const versionsOf = (o: string): string => `${o}.xmin::text || '/' || coalesce((
-    SELECT string_agg(li.id || '.' || li.xmin || '.' || c.xmin || '.' || coalesce(p.xmin::text, '-'), ',' ORDER BY li.id)
-    FROM line_items li ${priceJoin(`${o}.currency`)} WHERE li.subscription_id = ${o}.id), '')`
+export const recent = (xmin: string): string => `age(${xmin}) BETWEEN 0 AND 2147483646`
+export const versionsOf = (o: string): string => `(SELECT CASE
+    WHEN ${recent(`${o}.xmin`)} AND coalesce(bool_and(${recent('li.xmin')} AND ${recent('c.xmin')} AND (p.xmin IS NULL OR ${recent('p.xmin')})), true)
+    THEN ${o}.xmin::text || '/' || coalesce(string_agg(li.id || '.' || li.xmin || '.' || c.xmin || '.' || coalesce(p.xmin::text, '-'), ',' ORDER BY li.id), '') END
+  FROM line_items li ${priceJoin(`${o}.currency`)} WHERE li.subscription_id = ${o}.id)`
 
 /** A GET body this instance rendered, with the versions it was rendered from. */
 export interface KeptBody {
@@ -24,9 +32,8 @@ export interface KeptBody {
 }
 
 /**
- * Kept bodies live at most this long. Transaction ids wrap around after 2^32; a version text read
- * within ten minutes of the one it is compared with cannot come from 4 billion transactions later
- * (that would be 7 million transactions a second).
+ * Kept bodies live at most this long: a version text is compared only with one read within ten
+ * minutes of it, which 2^31 transactions cannot fit in (that would be 3.6 million a second).
  */
 export const KEPT_BODY_MS = 10 * 60 * 1000
 

@@ -167,7 +167,7 @@ export function subscriptionsRepo(sql: Sql, gets?: GetReads): SubscriptionsTx {
   const renderVersioned = async ({ bodies: held, reads }: GetReads, id: number, withGeneration: boolean): Promise<SubscriptionJson | undefined> => {
     const kept = held.get(id)
     if (kept !== undefined) {
-      const row = await reads.one<{ user_id: number; versions: string; generation: number }>(VERSIONS, [id])
+      const row = await reads.one<{ user_id: number; versions: string | null; generation: number }>(VERSIONS, [id])
       if (row === undefined) {
         held.forget(id)
         return undefined
@@ -177,10 +177,11 @@ export function subscriptionsRepo(sql: Sql, gets?: GetReads): SubscriptionsTx {
         return { user_id: kept.userId, body: kept.body, ...(withGeneration ? { generation: row.generation } : {}) }
       }
     }
-    const row = await reads.one<BodyRow & { versions: string; generation: number }>(VERSIONED_BODY, [id])
+    const row = await reads.one<BodyRow & { versions: string | null; generation: number }>(VERSIONED_BODY, [id])
     if (row === undefined) return undefined
     const body = bodyOf(row)
-    held.keep(id, row.user_id, body, row.versions)
+    // No versions: a row too old for its transaction id to be trusted (versionsOf). Not kept.
+    if (row.versions !== null) held.keep(id, row.user_id, body, row.versions)
     return { user_id: row.user_id, body, ...(withGeneration ? { generation: row.generation } : {}) }
   }
   /**
