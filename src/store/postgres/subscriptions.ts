@@ -160,9 +160,10 @@ export function subscriptionsRepo(sql: Sql, gets?: GetReads): SubscriptionsTx {
   }
   /**
    * A GET's body (`gets` given: the pool's reads only, never a unit's, whose rows may change
-   * again under the same `xmin` before it commits), its statements sent with other GETs' (read-batch.ts). The versions are read every time, with the
-   * generation; a kept body answers when they match, else the body is read again with them. The
-   * generation always comes, asked for or not: one statement text each way, not two.
+   * again under the same `xmin` before it commits), its statements sent with other GETs'
+   * (read-batch.ts). The versions are read every time, with the generation; a kept body answers
+   * when they match, else the body is read again with them. The generation always comes, asked
+   * for or not: one statement text each way, not two.
    */
   const renderVersioned = async ({ bodies: held, reads }: GetReads, id: number, withGeneration: boolean): Promise<SubscriptionJson | undefined> => {
     const kept = held.get(id)
@@ -176,6 +177,8 @@ export function subscriptionsRepo(sql: Sql, gets?: GetReads): SubscriptionsTx {
         held.hits++
         return { user_id: kept.userId, body: kept.body, ...(withGeneration ? { generation: row.generation } : {}) }
       }
+      // Changed, or now too old to be trusted: either way not kept as it is.
+      held.forget(id)
     }
     const row = await reads.one<BodyRow & { versions: string | null; generation: number }>(VERSIONED_BODY, [id])
     if (row === undefined) return undefined
