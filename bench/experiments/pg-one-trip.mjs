@@ -6,7 +6,8 @@
  * round trip, autocommit), and against `batch`: the same statements PREPAREd once per connection and
  * sent as two simple queries (BEGIN with the locking read; the writes with COMMIT), as
  * src/store/postgres/unit-sql.ts now does, and `inline`: the same two simple queries with the
- * statements written out unprepared (no session state, planned every time). CPU per PATCH on both sides: node from cpuUsage, PostgreSQL from /proc
+ * statements written out unprepared (no session state, planned every time), and `chained`: a unit's
+ * second round trip carrying the next unit's first (one round trip a PATCH). CPU per PATCH on both sides: node from cpuUsage, PostgreSQL from /proc
  * of the postmaster's process tree (so the server must run on this machine). No HTTP, no replenish
  * code: only the database traffic of a PATCH, to size the gain before building it.
  *
@@ -88,6 +89,33 @@ async function batch(it) {
     await c.query(`EXECUTE upd(${qty}, ${lit(at)}, ${li.id}); EXECUTE touch(${lit(at)}, ${li.subscription_id}); EXECUTE ev('line_item.updated', ${li.subscription_id}, ${lit(body)}, ${lit(at)}, 'api_key', 1, 'req'); COMMIT`)
   } finally { c.release() }
 }
+/**
+ * `chained`: a unit's writes and COMMIT travel with the next unit's BEGIN and locking read, on the
+ * same connection, so a PATCH is one round trip in steady state (units waiting for a connection
+ * would ride on the one before). Each connection keeps the unit it began for the next call.
+ */
+const chains = []
+async function chained(it) {
+  let chain = chains.pop()
+  if (chain === undefined) {
+    const c = await pool.connect()
+    await c.query(`PREPARE lock(bigint) AS ${LOCK}; PREPARE upd(int, text, bigint) AS UPDATE line_items SET quantity = $1, updated_at = $2 WHERE id = $3;
+      PREPARE touch(text, bigint) AS UPDATE subscriptions SET updated_at = $1 WHERE id = $2;
+      PREPARE ev(text, bigint, text, text, text, bigint, text) AS INSERT INTO events (type, subscription_id, data, created_at, actor_type, actor_id, request_id)
+      VALUES ($1, $2, '{"object":' || $3 || '}', $4, $5, $6, $7) RETURNING id`)
+    const results = await c.query(`BEGIN; EXECUTE lock(${it.id})`)
+    chain = { c, li: results[results.length - 1].rows[0] }
+    chains.push(chain)
+    return
+  }
+  const li = chain.li
+  const at = new Date().toISOString(); const qty = (q++ % 7) + 1
+  const body = JSON.stringify({ id: li.id, subscription_id: li.subscription_id, subscribable_id: li.subscribable_id, quantity: qty, one_time: li.one_time, price: null, discount_percent: null, total: null, created_at: li.created_at, updated_at: at })
+  const results = await chain.c.query(`EXECUTE upd(${qty}, ${lit(at)}, ${li.id}); EXECUTE touch(${lit(at)}, ${li.subscription_id}); EXECUTE ev('line_item.updated', ${li.subscription_id}, ${lit(body)}, ${lit(at)}, 'api_key', 1, 'req'); COMMIT;
+    BEGIN; EXECUTE lock(${it.id})`)
+  chain.li = results[results.length - 1].rows[0]
+  chains.push(chain)
+}
 /** The same two simple queries with the statements written out, unprepared: no session state, planned each time. */
 async function inline(it) {
   const c = await pool.connect()
@@ -100,6 +128,10 @@ async function inline(it) {
       INSERT INTO events (type, subscription_id, data, created_at, actor_type, actor_id, request_id) VALUES ('line_item.updated', ${lit(String(li.subscription_id))}, '{"object":' || ${lit(body)} || '}', ${lit(at)}, 'api_key', '1', 'req') RETURNING id; COMMIT`)
   } finally { c.release() }
 }
-const f = variant === 'fn' ? fn : variant === 'batch' ? batch : variant === 'inline' ? inline : multi
+const f = variant === 'fn' ? fn : variant === 'batch' ? batch : variant === 'inline' ? inline : variant === 'chained' ? chained : multi
 await measure({ label: variant, what: 'PATCH', each: f, items, inFlight: 10, warm: 1000, n: 8000, postmaster: pm })
+for (const { c } of chains) {
+  await c.query('ROLLBACK')
+  c.release()
+}
 await pool.end()
