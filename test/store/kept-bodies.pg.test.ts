@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import type pg from 'pg'
 import { ON_POSTGRES, openStoreAt, openTestStore, postgresOf } from '../helpers/store.ts'
 import { createSubscription, seedSubscribable, seedUser, startTestServer } from '../helpers/server.ts'
-import { KEPT_BODY_MS, KeptBodies, recent } from '../../src/store/postgres/kept-bodies.ts'
+import { KEPT_BODY_MS, KeptBodies, LOOK_EVERY, recent } from '../../src/store/postgres/kept-bodies.ts'
 import { subscriptionsRepo } from '../../src/store/postgres/subscriptions.ts'
 import { sqlOn } from '../../src/store/postgres/sql.ts'
 import { readBatch } from '../../src/store/postgres/read-batch.ts'
@@ -226,4 +226,34 @@ test('a commit between a list\'s two statements: the page is read again whole, a
   assert.equal(texts.length, 3, 'the versions, the bodies, and the whole page again')
   assert.deepEqual(got.bodies, await page())
   assert.match(got.bodies[0] ?? '', /"skip_count":2/)
+})
+
+test('lists that mostly miss (more subscriptions read in turn than the budget holds) read their page alone, one statement, and look again one time in LOOK_EVERY', async (t) => {
+  const { server, user, page } = await listSetup(t)
+  const pool = postgresOf(server.store).pool
+  let statements = 0
+  const db = { query: (config: pg.QueryConfig) => { statements++; return pool.query(config) } }
+  const list = async (repo: ReturnType<typeof subscriptionsRepo>): Promise<number> => {
+    statements = 0
+    assert.deepEqual((await repo.pageOfUser(user.id, undefined, 0, 25)).bodies, await page())
+    return statements
+  }
+  const reads = readBatch(pool, new Outage(), { batching: true }, 2)
+  // Nothing fits: every page misses.
+  const starved = subscriptionsRepo(sqlOn(db), { bodies: new KeptBodies(0), reads })
+  assert.equal(await list(starved), 2, 'versions first, then the bodies')
+  for (let i = 0; i < 20; i++) await list(starved)
+  const counts: number[] = []
+  for (let i = 0; i < 2 * LOOK_EVERY; i++) counts.push(await list(starved))
+  assert.equal(counts.filter((n) => n === 1).length, 2 * LOOK_EVERY - 2, 'the page alone, but for one list in LOOK_EVERY')
+  assert.equal(counts.filter((n) => n === 2).length, 2)
+  // Room enough (a cold start: every page misses, but nothing was pushed out): versions first
+  // from the start, and the bodies it keeps answer the next lists.
+  const roomy = new KeptBodies(1024 * 1024)
+  const repo = subscriptionsRepo(sqlOn(db), { bodies: roomy, reads })
+  for (let i = 0; i < 20; i++) roomy.notePage(1, 1)
+  assert.equal(await list(repo), 2, 'versions first, then the bodies, while the budget is not full')
+  const hits = roomy.hits
+  for (let i = 0; i < 8; i++) assert.equal(await list(repo), 1, 'versions only: every body kept')
+  assert.equal(roomy.hits, hits + 8 * 3, 'each of the eight lists answered from kept bodies')
 })

@@ -216,10 +216,14 @@ export function subscriptionsRepo(sql: Sql, gets?: GetReads): SubscriptionsTx {
    */
   const pageVersioned = async (held: KeptBodies, userId: number, state: State | undefined, offset: number, limit: number, withGeneration: boolean): Promise<SubscriptionPage> => {
     const values = pageValues(userId, state, offset, limit)
+    /** The page read whole in one statement, as without kept bodies. */
     const whole = async (): Promise<SubscriptionPage> => {
       const rows = await sql.rows<BodyRow & { page_total: number; page_generation: number }>(pageText(WITH_LINE_ITEMS, state), values)
       return pageOf(rows.filter((r) => r.id !== null).map(bodyOf), rows[0], withGeneration)
     }
+    // Pages that mostly miss (more subscriptions read in turn than the budget holds) cost less
+    // read whole, as before kept bodies; one list in LOOK_EVERY still looks, to notice hits coming back.
+    if (held.pagesMostlyMiss()) return whole()
     const rows = await sql.rows<{ id: number | null; user_id: number; versions: string | null; page_total: number; page_generation: number }>(pageText(PAGE_VERSIONS, state), values)
     const page = rows.filter((r) => r.id !== null) as { id: number; user_id: number; versions: string | null }[]
     // A row too old for its transaction id to be trusted (versionsOf): no body of this page is kept.
@@ -229,6 +233,7 @@ export function subscriptionsRepo(sql: Sql, gets?: GetReads): SubscriptionsTx {
       return kept !== undefined && kept.versions === r.versions ? kept.body : undefined
     })
     const missing = page.filter((_, i) => bodies[i] === undefined)
+    held.notePage(page.length, missing.length)
     held.hits += page.length - missing.length
     if (missing.length > 0) {
       const read = new Map((await sql.rows<BodyRow & { versions: string | null }>(BODIES_BY_ID, [missing.map((r) => r.id)])).map((r) => [r.id, r]))
