@@ -21,11 +21,6 @@ export class Budgeted<V> {
     return this.map.size
   }
 
-  /** Within a tenth of the budget, where what comes in pushes the oldest out (and always with none). */
-  get full(): boolean {
-    return this.bytes >= this.budget * 0.9
-  }
-
   /** A value larger than the whole budget is not kept (nor is anything with a budget of 0). */
   set(id: number, value: V): void {
     const size = this.sizeOf(value)

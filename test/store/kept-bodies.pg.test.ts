@@ -7,10 +7,9 @@
  */
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import type pg from 'pg'
 import { ON_POSTGRES, openStoreAt, openTestStore, postgresOf } from '../helpers/store.ts'
 import { createSubscription, seedSubscribable, seedUser, startTestServer } from '../helpers/server.ts'
-import { KEPT_BODY_MS, KeptBodies, LOOK_EVERY, recent } from '../../src/store/postgres/kept-bodies.ts'
+import { KEPT_BODY_MS, KeptBodies, recent } from '../../src/store/postgres/kept-bodies.ts'
 import { subscriptionsRepo } from '../../src/store/postgres/subscriptions.ts'
 import { sqlOn } from '../../src/store/postgres/sql.ts'
 import { readBatch } from '../../src/store/postgres/read-batch.ts'
@@ -163,97 +162,4 @@ test('a transaction id is trusted as a version only when it is under 2^31 transa
   assert.equal(await trusted(xidAgo(2n ** 31n - 1000n)), true, 'just under 2^31 ago')
   assert.equal(await trusted(xidAgo(2n ** 31n + 1000n)), false, 'over 2^31 ago: age() wraps negative')
   assert.equal(await trusted('2'), false, 'the frozen id')
-})
-
-/** A customer with three subscriptions, the list's answer, and the page as the one-statement read renders it now. */
-async function listSetup(t: TestContext) {
-  const { server, other, user, items, sub, kept, sql } = await setup(t)
-  for (let i = 0; i < 2; i++) {
-    await createSubscription(server, user.key, { line_items_attributes: [{ subscribable_id: items[i], quantity: i + 1 }] })
-  }
-  const list = async (): Promise<string> => {
-    const res = await server.request('GET', '/api/v1/subscriptions', { key: user.key })
-    assert.equal(res.status, 200, res.text)
-    return res.text
-  }
-  const page = async (): Promise<string[]> => (await subscriptionsRepo(sqlOn(postgresOf(server.store).pool)).pageOfUser(user.id, undefined, 0, 25)).bodies as string[]
-  const bodiesOf = (text: string): string[] => (JSON.parse(text).subscriptions as unknown[]).map((s) => JSON.stringify(s))
-  return { server, other, user, sub, kept, sql, list, page, bodiesOf }
-}
-
-test('a list is made of kept bodies the database confirms: byte for byte the page a fresh read renders', async (t) => {
-  const { kept, list, page, bodiesOf } = await listSetup(t)
-  await list()
-  const hits = kept.hits
-  const second = await list()
-  assert.equal(kept.hits, hits + 3, 'all three bodies came from kept ones')
-  assert.deepEqual(bodiesOf(second), await page())
-})
-
-test('a list after another instance changed one subscription of the page shows the change, the others still kept', async (t) => {
-  const { sub, kept, sql, list, page, bodiesOf } = await listSetup(t)
-  await list()
-  await sql('UPDATE subscriptions SET skip_count = 4 WHERE id = $1', sub.id)
-  await sql('UPDATE line_items SET quantity = 8 WHERE subscription_id = $1', sub.id)
-  const hits = kept.hits
-  const after = bodiesOf(await list())
-  assert.equal(kept.hits, hits + 2)
-  assert.deepEqual(after, await page())
-  assert.match(after[0] ?? '', /"skip_count":4/)
-})
-
-test('a commit between a list\'s two statements: the page is read again whole, all of one moment', async (t) => {
-  const { server, user, sub, sql, list, page } = await listSetup(t)
-  await list()
-  await sql('UPDATE subscriptions SET skip_count = 1 WHERE id = $1', sub.id)
-  const pool = postgresOf(server.store).pool
-  let meddled = false
-  const texts: string[] = []
-  const db = {
-    query: async (config: pg.QueryConfig) => {
-      texts.push(config.text)
-      // Between the page's versions and the bodies' read, another commit moves the subscription on.
-      if (!meddled && config.text.includes('ANY($1::bigint[])')) {
-        meddled = true
-        await sql('UPDATE subscriptions SET skip_count = 2 WHERE id = $1', sub.id)
-      }
-      return pool.query(config)
-    },
-  }
-  const repo = subscriptionsRepo(sqlOn(db), { bodies: postgresOf(server.store).keptBodies, reads: readBatch(pool, new Outage(), { batching: true }, 2) })
-  const got = await repo.pageOfUser(user.id, undefined, 0, 25)
-  assert.ok(meddled)
-  assert.equal(texts.length, 3, 'the versions, the bodies, and the whole page again')
-  assert.deepEqual(got.bodies, await page())
-  assert.match(got.bodies[0] ?? '', /"skip_count":2/)
-})
-
-test('lists that mostly miss (more subscriptions read in turn than the budget holds) read their page alone, one statement, and look again one time in LOOK_EVERY', async (t) => {
-  const { server, user, page } = await listSetup(t)
-  const pool = postgresOf(server.store).pool
-  let statements = 0
-  const db = { query: (config: pg.QueryConfig) => { statements++; return pool.query(config) } }
-  const list = async (repo: ReturnType<typeof subscriptionsRepo>): Promise<number> => {
-    statements = 0
-    assert.deepEqual((await repo.pageOfUser(user.id, undefined, 0, 25)).bodies, await page())
-    return statements
-  }
-  const reads = readBatch(pool, new Outage(), { batching: true }, 2)
-  // Nothing fits: every page misses.
-  const starved = subscriptionsRepo(sqlOn(db), { bodies: new KeptBodies(0), reads })
-  assert.equal(await list(starved), 2, 'versions first, then the bodies')
-  for (let i = 0; i < 20; i++) await list(starved)
-  const counts: number[] = []
-  for (let i = 0; i < 2 * LOOK_EVERY; i++) counts.push(await list(starved))
-  assert.equal(counts.filter((n) => n === 1).length, 2 * LOOK_EVERY - 2, 'the page alone, but for one list in LOOK_EVERY')
-  assert.equal(counts.filter((n) => n === 2).length, 2)
-  // Room enough (a cold start: every page misses, but nothing was pushed out): versions first
-  // from the start, and the bodies it keeps answer the next lists.
-  const roomy = new KeptBodies(1024 * 1024)
-  const repo = subscriptionsRepo(sqlOn(db), { bodies: roomy, reads })
-  for (let i = 0; i < 20; i++) roomy.notePage(1, 1)
-  assert.equal(await list(repo), 2, 'versions first, then the bodies, while the budget is not full')
-  const hits = roomy.hits
-  for (let i = 0; i < 8; i++) assert.equal(await list(repo), 1, 'versions only: every body kept')
-  assert.equal(roomy.hits, hits + 8 * 3, 'each of the eight lists answered from kept bodies')
 })

@@ -22,9 +22,6 @@ export const versionsOf = (o: string): string => `(SELECT CASE
     THEN ${o}.xmin::text || '/' || coalesce(string_agg(li.id || '.' || li.xmin || '.' || c.xmin || '.' || coalesce(p.xmin::text, '-'), ',' ORDER BY li.id), '') END
   FROM line_items li ${priceJoin(`${o}.currency`)} WHERE li.subscription_id = ${o}.id)`
 
-/** While lists mostly miss, one list in this many still reads versions first (KeptBodies.pagesMostlyMiss). */
-export const LOOK_EVERY = 32
-
 /** A GET body this instance rendered, with the versions it was rendered from. */
 export interface KeptBody {
   readonly userId: number
@@ -65,30 +62,6 @@ export class KeptBodies {
     if (kept === undefined || this.now() - kept.at <= KEPT_BODY_MS) return kept
     this.bodies.delete(id)
     return undefined
-  }
-
-  /**
-   * The share of a list's rows not found kept, averaged over the last lists (about twenty).
-   * A list reads its page's versions first, then the bodies it lacks; when most are lacking (a
-   * shop with more subscriptions read in turn than the budget holds, so each is evicted before it
-   * is read again), those are two statements and the versions' work where the page alone would
-   * do, so lists read the page alone, and one in LOOK_EVERY looks again.
-   */
-  private pageMissShare = 0
-  private pagesSinceLook = 0
-
-  notePage(rows: number, missing: number): void {
-    if (rows > 0) this.pageMissShare += (missing / rows - this.pageMissShare) / 20
-  }
-
-  /**
-   * True when this list should read its page alone (see pageMissShare). Only once the budget is
-   * full: before, a miss is a body not read yet, which the versions-first way keeps.
-   */
-  pagesMostlyMiss(): boolean {
-    if (this.pageMissShare <= 0.5 || !this.bodies.full) return false
-    this.pagesSinceLook = (this.pagesSinceLook + 1) % LOOK_EVERY
-    return this.pagesSinceLook !== 0
   }
 
   keep(id: number, userId: number, body: string, versions: string): void {

@@ -116,26 +116,6 @@ function updateText(keys: readonly (keyof SubscriptionPatch)[]): string {
   return text
 }
 
-/**
- * A customer's page of subscriptions (`$1` the user, `$2` the limit, `$3` the offset, `$4` the
- * state when filtered) as `columns` of `o`, with the count and the credentials' generation: the
- * page joined laterally to one row, so an empty page still answers the count.
- */
-const pageText = (columns: string, state: State | undefined): string => {
-  const inState = state === undefined ? '' : ' AND state = $4'
-  return `SELECT (SELECT count(*) FROM subscriptions WHERE user_id = $1${inState}) AS page_total,
-      (${CREDENTIAL_GENERATION}) AS page_generation, p.*
-    FROM (SELECT 1) one LEFT JOIN LATERAL (
-      SELECT ${columns} FROM subscriptions o WHERE o.user_id = $1${inState.replace('state', 'o.state')} ORDER BY o.id LIMIT $2 OFFSET $3
-    ) p ON true ORDER BY p.id`
-}
-const pageValues = (userId: number, state: State | undefined, offset: number, limit: number): unknown[] =>
-  state === undefined ? [userId, limit, offset] : [userId, limit, offset, state]
-const PAGE_VERSIONS = `o.id, o.user_id, ${versionsOf('o')} AS versions`
-const BODIES_BY_ID = `SELECT ${WITH_LINE_ITEMS}, ${versionsOf('o')} AS versions FROM subscriptions o WHERE o.id = ANY($1::bigint[])`
-const pageOf = (bodies: string[], first: { page_total: number; page_generation?: number } | undefined, withGeneration: boolean): SubscriptionPage =>
-  ({ bodies, total: first?.page_total ?? 0, ...(withGeneration ? { generation: first?.page_generation } : {}) })
-
 /** The foreign key from a line item to its catalog item (PostgreSQL's default name). */
 const ITEM_KEY = 'line_items_subscribable_id_fkey'
 
@@ -208,46 +188,6 @@ export function subscriptionsRepo(sql: Sql, gets?: GetReads): SubscriptionsTx {
     return { user_id: row.user_id, body, ...(withGeneration ? { generation: row.generation } : {}) }
   }
   /**
-   * A page of a customer's subscriptions with kept bodies: its ids and versions first (with the
-   * count and the generation, one statement, so of one moment); the bodies not kept, or kept from
-   * other versions, are then read with their versions in one more. When one of those versions is
-   * not the page's (a commit came between), the page is read again whole, the one-statement way,
-   * so a page is always of one moment.
-   */
-  const pageVersioned = async (held: KeptBodies, userId: number, state: State | undefined, offset: number, limit: number, withGeneration: boolean): Promise<SubscriptionPage> => {
-    const values = pageValues(userId, state, offset, limit)
-    /** The page read whole in one statement, as without kept bodies. */
-    const whole = async (): Promise<SubscriptionPage> => {
-      const rows = await sql.rows<BodyRow & { page_total: number; page_generation: number }>(pageText(WITH_LINE_ITEMS, state), values)
-      return pageOf(rows.filter((r) => r.id !== null).map(bodyOf), rows[0], withGeneration)
-    }
-    // Pages that mostly miss (more subscriptions read in turn than the budget holds) cost less
-    // read whole, as before kept bodies; one list in LOOK_EVERY still looks, to notice hits coming back.
-    if (held.pagesMostlyMiss()) return whole()
-    const rows = await sql.rows<{ id: number | null; user_id: number; versions: string | null; page_total: number; page_generation: number }>(pageText(PAGE_VERSIONS, state), values)
-    const page = rows.filter((r) => r.id !== null) as { id: number; user_id: number; versions: string | null }[]
-    // A row too old for its transaction id to be trusted (versionsOf): no body of this page is kept.
-    if (page.some((r) => r.versions === null)) return whole()
-    const bodies = page.map((r) => {
-      const kept = held.get(r.id)
-      return kept !== undefined && kept.versions === r.versions ? kept.body : undefined
-    })
-    const missing = page.filter((_, i) => bodies[i] === undefined)
-    held.notePage(page.length, missing.length)
-    held.hits += page.length - missing.length
-    if (missing.length > 0) {
-      const read = new Map((await sql.rows<BodyRow & { versions: string | null }>(BODIES_BY_ID, [missing.map((r) => r.id)])).map((r) => [r.id, r]))
-      if (missing.some((r) => read.get(r.id)?.versions !== r.versions)) return whole()
-      page.forEach((r, i) => {
-        const row = read.get(r.id)
-        if (bodies[i] !== undefined || row === undefined) return
-        bodies[i] = bodyOf(row)
-        held.keep(r.id, r.user_id, bodies[i], r.versions as string)
-      })
-    }
-    return pageOf(bodies as string[], rows[0], withGeneration)
-  }
-  /**
    * The subscription a unit created or locked `forBody`, with its line items, as it now stands:
    * kept while nothing but this repository's own `update` or `touch` of it went through the unit
    * since (`sql.sent` counts every statement), so its body is the one a read would render. A line
@@ -281,13 +221,19 @@ export function subscriptionsRepo(sql: Sql, gets?: GetReads): SubscriptionsTx {
     /**
      * One statement for the page, its count and (when asked) the credentials' generation, so all
      * are of one moment and a list costs one round trip: the page joined laterally to one row, so
-     * an empty page still answers the count. With kept bodies (`gets`) the page is read as ids and
-     * versions (pageVersioned).
+     * an empty page still answers the count.
      */
     async pageOfUser(userId: number, state: State | undefined, offset: number, limit: number, withGeneration = false): Promise<SubscriptionPage> {
-      if (gets !== undefined) return pageVersioned(gets.bodies, userId, state, offset, limit, withGeneration)
-      const rows = await sql.rows<BodyRow & { page_total: number; page_generation?: number }>(pageText(WITH_LINE_ITEMS, state), pageValues(userId, state, offset, limit))
-      return pageOf(rows.filter((r) => r.id !== null).map(bodyOf), rows[0], withGeneration)
+      const inState = state === undefined ? '' : ' AND state = $4'
+      const rows = await sql.rows<BodyRow & { page_total: number; page_generation?: number }>(`SELECT
+          (SELECT count(*) FROM subscriptions WHERE user_id = $1${inState}) AS page_total,
+          ${withGeneration ? `(${CREDENTIAL_GENERATION}) AS page_generation,` : ''} p.*
+        FROM (SELECT 1) one LEFT JOIN LATERAL (
+          SELECT ${WITH_LINE_ITEMS} FROM subscriptions o WHERE o.user_id = $1${inState.replace('state', 'o.state')} ORDER BY o.id LIMIT $2 OFFSET $3
+        ) p ON true ORDER BY p.id`, state === undefined ? [userId, limit, offset] : [userId, limit, offset, state])
+      const first = rows[0]
+      const bodies = rows.filter((r) => r.id !== null).map(bodyOf)
+      return { bodies, total: first?.page_total ?? 0, ...(withGeneration ? { generation: first?.page_generation } : {}) }
     },
     /**
      * `keepLineItems` only steers SQLite's line-item cache. Here a body is rendered without a read
