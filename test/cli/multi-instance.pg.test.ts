@@ -483,7 +483,15 @@ test('three instances on one database: no duplicate installment, no lost write, 
   // the schema is dropped after it.
   const db = new pg.Client({ connectionString: at.location })
   await db.connect()
+  // After hooks run in the order they were added: this one first. Instances still running when
+  // an assertion failed may hold locks DROP SCHEMA waits on, and two outlived a failed run once
+  // (2026-11-28): they are killed before the schema goes.
+  let running: readonly Instance[] = []
   t.after(async () => {
+    await Promise.all(running.filter((i) => i.child.pid !== undefined).map(async (i) => {
+      i.child.kill('SIGKILL')
+      await i.child.exited
+    }))
     await db.end()
     await at.remove()
   })
@@ -507,7 +515,7 @@ test('three instances on one database: no duplicate installment, no lost write, 
   // Released when the load begins, or before a waiting tick's lock time-out (5 s) when booting is slow.
   let gate: NodeJS.Timeout | undefined
   t.after(() => clearTimeout(gate))
-  const instances = await startInstances(t, {
+  const instances = running = await startInstances(t, {
     ...env, REPLENISH_PORT: '0', REPLENISH_ADMIN_TOKEN: ADMIN, REPLENISH_PROCESS_EVERY: '1', REPLENISH_WEBHOOK_RETRY_BASE_SECONDS: '1',
     REPLENISH_RATE_LIMIT: '0', REPLENISH_AUTH_FAILURE_LIMIT: '0', REPLENISH_LOG: 'off', REPLENISH_DB_POOL: '8',
   }, () => (gate ??= setTimeout(() => void release(), 4000)))
