@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import { StoreUnavailable, type Outage } from '../unavailable.ts'
 import { unavailableOr, watched } from './connection.ts'
-import { nameOf } from './sql.ts'
+import { sqlOn } from './sql.ts'
 import { StatementsLost, batchName, executeText, lostOr, prepare, preparedOn, type Statement } from './unit-sql.ts'
 import type { UnitMode } from './unit.ts'
 
@@ -37,12 +37,11 @@ const MOST_IN_ONE_TRIP = 64
  * A connection is held for one round trip at a time, so units waiting for one are not starved.
  */
 export function readBatch(pool: pg.Pool, outage: Outage, mode: UnitMode, connections: number): ReadBatch {
-  const pooled = watched(pool, outage)
+  const pooled = sqlOn(watched(pool, outage))
   const waiting: Waiting[] = []
   let running = 0
 
-  const alone = async (statement: Statement, values: readonly unknown[]): Promise<unknown> =>
-    (await pooled.query({ name: nameOf(statement.text), text: statement.text, values: [...values] })).rows[0]
+  const alone = (statement: Statement, values: readonly unknown[]): Promise<unknown> => pooled.one(statement.text, values)
   const eachAlone = (batch: readonly Waiting[]): void => {
     for (const w of batch) alone(w.statement, w.values).then(w.resolve, w.reject)
   }

@@ -53,7 +53,8 @@ export type ExportItemValues = [number, string, string, number | null, number]
 
 export interface SubscriptionReads {
   /**
-   * The GET body (SQLite: from the body cache, never stale). `withGeneration`: PostgreSQL also
+   * The GET body (SQLite: from the body cache, never stale; PostgreSQL: a kept body once the
+   * database confirms its rows are unchanged, postgres/kept-bodies.ts). `withGeneration`: PostgreSQL also
    * answers the credentials' generation, read in the same statement (SQLite has none to read).
    */
   findJson(id: number, withGeneration?: boolean): Promise<SubscriptionJson | undefined>
