@@ -106,6 +106,38 @@ test('a commit by another process (replenish process, a script) empties the cach
   assert.equal((await get()).line_items[1].quantity, 42)
 })
 
+test('reads of one turn share one look at other processes\' commits, taken after the last of them was asked for', async (t) => {
+  const { server, sub } = await setup(t)
+  const other = new DatabaseSync(server.config.db)
+  t.after(() => other.close())
+  const quantity = async (read: Promise<{ body: string } | undefined>) => JSON.parse((await read)!.body).line_items[1].quantity as number
+  // Both reads are asked for in this turn, the commit falls between them: the second must see it,
+  // and so does the first (it runs after the commit, which is no older than its request).
+  const before = server.store.subscriptions.findJson(sub.id)
+  other.prepare('UPDATE line_items SET quantity = 42 WHERE id = ?').run(sub.line_items[1].id)
+  const after = server.store.subscriptions.findJson(sub.id)
+  assert.equal(await quantity(after), 42)
+  assert.equal(await quantity(before), 42)
+  // And a turn later, through the API too.
+  other.prepare('UPDATE line_items SET quantity = 43 WHERE id = ?').run(sub.line_items[1].id)
+  assert.equal(await quantity(server.store.subscriptions.findJson(sub.id)), 43)
+})
+
+test('a read whose turn ends while a unit is still running waits for it, and never answers its unfinished writes', async (t) => {
+  const { server, sub, get } = await setup(t)
+  const original = await get()
+  // Asked for first, the read's turn ends before the batch's COMMIT, while the unit (which
+  // awaited a timer) is still running with quantity 9 in its savepoint; the COMMIT refuses it.
+  const read = server.store.subscriptions.findJson(sub.id)
+  const unit = server.store.write(async (tx) => {
+    await tx.subscriptions.updateLineItem((await tx.subscriptions.lineItemById(sub.line_items[0].id))!, sub.line_items[0].subscribable_id, 9)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  })
+  await assert.rejects(unit, /may only await the store/)
+  assert.deepEqual(JSON.parse((await read)!.body), original)
+  assert.deepEqual(await get(), original)
+})
+
 test('a write after another process\'s commit renders what it committed, once per batch and again in the next (line items kept by an earlier write)', async (t) => {
   const { server, user, sub, get } = await setup(t)
   const skip = async () => {
@@ -157,12 +189,14 @@ test('a batch whose COMMIT fails leaves no trace in the cache of what was read i
   const sub = await createSubscription(server, user.key, { line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
   const original = (await server.store.subscriptions.findJson(sub.id))!.body
   failNext = true
+  // Asked for first, the read runs at the end of this turn (cache-turn.ts), before the batch's
+  // COMMIT, which was scheduled after it: between the unit and its COMMIT (group commit: the unit
+  // has finished, its batch has not committed yet) it sees the uncommitted quantity, and caches it.
+  const between = server.store.subscriptions.findJson(sub.id)
   const unit = server.store.write(async (tx) => {
     await tx.subscriptions.updateLineItem((await tx.subscriptions.lineItemById(sub.line_items[0].id))!, sub.line_items[0].subscribable_id, 5)
   })
-  // Between the unit and its COMMIT (group commit: the unit has finished, its batch has not
-  // committed yet) a read sees the uncommitted quantity, and caches it.
-  assert.equal(JSON.parse((await server.store.subscriptions.findJson(sub.id))!.body).line_items[0].quantity, 5)
+  assert.equal(JSON.parse((await between)!.body).line_items[0].quantity, 5)
   await assert.rejects(unit, /injected COMMIT failure/)
   assert.equal((await server.store.subscriptions.findJson(sub.id))!.body, original)
 })

@@ -30,7 +30,8 @@ const partBytes = (p: LineItemsPart): number => p.items.byteLength + 3 * 16
  *   discount drops everything (a rare admin write; which subscriptions hold the item is not
  *   indexed: migration 3), so the next read renders each body with the new price;
  * - another process's commits (`replenish process` beside `serve`) change `PRAGMA data_version`,
- *   which is read before every lookup: then everything goes;
+ *   which is read before every lookup, or once for the GETs of one turn of the event loop, after
+ *   they all came in (cache-turn.ts): then everything goes;
  * - a rolled-back unit or batch (`invalidateAll`, called by the writer) may have left entries that
  *   were read from writes that never committed: everything goes.
  *
@@ -46,6 +47,8 @@ export class BodyCache {
   private readonly items: Budgeted<LineItemsPart>
   private readonly dataVersion: StatementSync
   private version = -1
+  /** Inside `confirmFor`: `data_version` was read after every read now running was asked for. */
+  private confirmed = false
   /** A dry unit is running (the writer's `onDryRun`). */
   suspended = false
 
@@ -136,8 +139,23 @@ export class BodyCache {
     return this.items.size
   }
 
+  /**
+   * Runs `reads` behind one look at the other connections' commits instead of one look each
+   * (cache-turn.ts): only for reads that were all asked for before this call.
+   */
+  confirmFor(reads: () => void): void {
+    this.current()
+    this.confirmed = true
+    try {
+      reads()
+    } finally {
+      this.confirmed = false
+    }
+  }
+
   /** False, after forgetting everything, when another connection has committed since the last look. */
   private current(): boolean {
+    if (this.confirmed) return true
     const version = (this.dataVersion.get() as unknown as [number])[0]
     if (version === this.version) return true
     this.invalidateAll()

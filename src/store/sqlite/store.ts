@@ -5,6 +5,7 @@ import { LOCKED_ELSEWHERE, describeWriteFailure, isDiskFull } from './write-fail
 import { Outage, StoreUnavailable } from '../unavailable.ts'
 import { startHeartbeat, type Heartbeat } from '../heartbeat.ts'
 import { WalSync } from './wal-sync.ts'
+import { CacheTurn } from './cache-turn.ts'
 import { BodyCache } from './body-cache.ts'
 import { DEFAULT_READ_CACHE_BYTES } from '../budgeted.ts'
 import { Checkpointer } from './checkpointer.ts'
@@ -144,6 +145,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     upcoming: unitFacade(upcomingStore(db), writer),
     reports: unitFacade(repos.reports, writer),
   }
+  const turn = new CacheTurn(db, bodies, writer)
   const ping = db.prepare('SELECT 1 AS ok')
   const dataVersion = db.prepare('PRAGMA data_version')
   const autocheckpoint = db.prepare('PRAGMA wal_autocheckpoint')
@@ -173,7 +175,13 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     kind: 'sqlite',
     accounts: readFacade(repos.accounts, writer),
     catalog: readFacade(repos.catalog, writer),
-    subscriptions: readFacade(repos.subscriptions, writer),
+    // A GET's body and a customer's page, from the cache where they can: a turn's such reads share
+    // one look at other processes' commits (cache-turn.ts).
+    subscriptions: Object.freeze({
+      ...readFacade(repos.subscriptions, writer),
+      findJson: (id: number) => turn.run(() => repos.subscriptions.findJson(id)),
+      pageOfUser: (...args: Parameters<typeof repos.subscriptions.pageOfUser>) => turn.run(() => repos.subscriptions.pageOfUser(...args)),
+    }),
     events: readFacade(repos.events, writer),
     idempotency: readFacade(repos.idempotency, writer),
     installments: readFacade(repos.installments, writer),
