@@ -56,8 +56,9 @@ export class CacheTurn {
     }
     const waiting = this.waiting
     this.waiting = []
-    const own = !this.db.isTransaction
+    let own = false
     try {
+      own = !this.db.isTransaction
       if (own) this.begin.run()
       this.bodies.confirmFor(() => {
         for (const w of waiting) {
@@ -69,16 +70,22 @@ export class CacheTurn {
         }
       })
     } catch (err) {
-      // BEGIN or the look at data_version failed (the database is gone, say): each read fails alike.
+      // The database is closed, or BEGIN or the look at data_version failed: each read fails alike.
       for (const w of waiting) w.reject(err)
     } finally {
-      // A read transaction wrote nothing: if even its COMMIT fails, rolling it back loses nothing.
-      if (own && this.db.isTransaction) {
-        try {
-          this.commit.run()
-        } catch {
-          this.db.exec('ROLLBACK')
-        }
+      if (own) this.endRead()
+    }
+  }
+
+  /** A read transaction wrote nothing: if even its COMMIT fails, rolling it back loses nothing. */
+  private endRead(): void {
+    try {
+      if (this.db.isTransaction) this.commit.run()
+    } catch {
+      try {
+        this.db.exec('ROLLBACK')
+      } catch {
+        // The connection is gone: so is its transaction.
       }
     }
   }
