@@ -11,12 +11,14 @@ interface Waiting {
 /**
  * Reads that answer from the body cache, gathered for one turn of the event loop. Before a cached
  * body is answered, the cache must have seen every commit another process made before the request
- * came in (`PRAGMA data_version`). That read opens and closes a read transaction, two fcntl locks
- * on the -shm file: about a quarter of a cached GET's CPU beyond the bare server's (issue 30). So
- * the reads asked for during one poll phase wait for its end (a setImmediate) and run there, one
- * after the other in one synchronous call, behind a single look at `data_version` taken after all
- * of them were asked for: each still sees every commit that came before its request, pipelined or
- * not, and a commit made while they run is concurrent with them.
+ * came in (`PRAGMA data_version`), and that read opens and closes a read transaction: two fcntl
+ * locks on the -shm file. So the reads asked for during one poll phase wait for its end (a
+ * setImmediate) and run there, one after the other in one synchronous call, behind a single look
+ * at `data_version` taken after all of them were asked for: each still sees every commit that came
+ * before its request, pipelined or not, and a commit made while they run is concurrent with them.
+ * Their answers then leave in one burst, which is most of what this saves: on the bench's
+ * virtualised host a GET's CPU halved, the shared look and locks a few per cent of it
+ * (docs/performance.md, issue 30).
  *
  * They run in one read transaction, so the SQL of those not cached (a body to render, a customer's
  * page) takes no read lock of its own either; inside the writer's open batch they run in its
