@@ -180,7 +180,7 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     subscriptions: Object.freeze({
       ...readFacade(repos.subscriptions, writer),
       findJson: (id: number) => turn.run(() => repos.subscriptions.findJson(id)),
-      pageOfUser: (...args: Parameters<typeof repos.subscriptions.pageOfUser>) => turn.run(() => repos.subscriptions.pageOfUser(...args)),
+      pageOfUser: (...args: Parameters<typeof repos.subscriptions.pageOfUser>) => turn.run(() => repos.subscriptions.pageOfUser(...args), true),
     }),
     events: readFacade(repos.events, writer),
     idempotency: readFacade(repos.idempotency, writer),
