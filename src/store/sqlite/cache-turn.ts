@@ -4,8 +4,6 @@ import type { Writer } from './writer.ts'
 
 interface Waiting {
   readonly read: () => unknown
-  /** A customer's page (many bodies), not one subscription's body. */
-  readonly page: boolean
   readonly resolve: (value: unknown) => void
   readonly reject: (err: unknown) => void
 }
@@ -22,21 +20,16 @@ interface Waiting {
  * virtualised host a GET's CPU halved, the shared look and locks a few per cent of it
  * (docs/performance.md, issue 30).
  *
- * They run in one read transaction, so the SQL of those not cached (a body to render, a customer's
- * page) takes no read lock of its own either; inside the writer's open batch they run in its
- * transaction, which holds the locks already.
+ * They run in one read transaction, so the SQL of those not cached (a body to render) takes no read
+ * lock of its own either; inside the writer's open batch they run in its transaction, which holds
+ * the locks already. Only bodies wait for the turn: what a turn answers stays alive until all of it
+ * is sent, and customers' pages (about 60 KB each with their answer) answered together outgrew V8's
+ * young generation (+20 MB of peak RSS), while at most a few a turn cost more than reading each at
+ * once (docs/performance.md).
  *
  * A unit of writes running at that moment (one that awaited something else and has not yet been
  * refused, writer.ts) would show its unfinished writes: the turn waits for it, as reads do.
  */
-/**
- * Customers' pages answered in one go at most; the rest wait for the next turn (GETs of one
- * subscription never do). What a turn answers is alive until all of it is sent: many pages at
- * once (about 60 KB each, rendered and answered) outlived V8's young generation and grew the
- * binary's peak RSS by 20 MB; 8 pages a turn kept it at the build before the turn's.
- */
-const MOST_PAGES_IN_ONE_TURN = 8
-
 export class CacheTurn {
   private waiting: Waiting[] = []
   private readonly bodies: BodyCache
@@ -53,21 +46,21 @@ export class CacheTurn {
     this.commit = db.prepare('COMMIT')
   }
 
-  /** `read` (synchronous, looking in the cache) run at the end of this turn's poll phase; `page`: a customer's page. */
-  run<T>(read: () => T, page = false): Promise<T> {
+  /** `read` (synchronous, looking in the cache) run at the end of this turn's poll phase. */
+  run<T>(read: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.waiting.length === 0) setImmediate(this.end)
-      this.waiting.push({ read, page, resolve: resolve as (value: unknown) => void, reject })
+      this.waiting.push({ read, resolve: resolve as (value: unknown) => void, reject })
     })
   }
 
   private readonly end = (): void => {
-    if (this.waiting.length === 0) return
     if (this.writer.busy) {
       void this.writer.settled().then(() => setImmediate(this.end))
       return
     }
-    const waiting = this.take()
+    const waiting = this.waiting
+    this.waiting = []
     let own = false
     try {
       own = !this.db.isTransaction
@@ -87,23 +80,6 @@ export class CacheTurn {
     } finally {
       if (own) this.endRead()
     }
-  }
-
-  /** This turn's reads, oldest first: every body, and pages up to the limit; the pages left wait for the next turn. */
-  private take(): Waiting[] {
-    const taken: Waiting[] = []
-    const left: Waiting[] = []
-    let pages = 0
-    for (const w of this.waiting) {
-      if (w.page && pages === MOST_PAGES_IN_ONE_TURN) left.push(w)
-      else {
-        if (w.page) pages++
-        taken.push(w)
-      }
-    }
-    this.waiting = left
-    if (left.length > 0) setImmediate(this.end)
-    return taken
   }
 
   /** A read transaction wrote nothing: if even its COMMIT fails, rolling it back loses nothing. */

@@ -175,13 +175,10 @@ export function openSqliteStore(file: string, options: StoreOptions): SqliteStor
     kind: 'sqlite',
     accounts: readFacade(repos.accounts, writer),
     catalog: readFacade(repos.catalog, writer),
-    // A GET's body and a customer's page, from the cache where they can: a turn's such reads share
-    // one look at other processes' commits (cache-turn.ts).
-    subscriptions: Object.freeze({
-      ...readFacade(repos.subscriptions, writer),
-      findJson: (id: number) => turn.run(() => repos.subscriptions.findJson(id)),
-      pageOfUser: (...args: Parameters<typeof repos.subscriptions.pageOfUser>) => turn.run(() => repos.subscriptions.pageOfUser(...args), true),
-    }),
+    // A GET's body, from the cache where it can: a turn's GETs share one look at other processes'
+    // commits (cache-turn.ts). A customer's page reads at once: many pages answered together
+    // outgrew V8's young generation (docs/decisions.md).
+    subscriptions: Object.freeze({ ...readFacade(repos.subscriptions, writer), findJson: (id: number) => turn.run(() => repos.subscriptions.findJson(id)) }),
     events: readFacade(repos.events, writer),
     idempotency: readFacade(repos.idempotency, writer),
     installments: readFacade(repos.installments, writer),
