@@ -32,6 +32,8 @@ export interface Unavailable {
   /** When the outage began (ms since the epoch): its first 503 is logged, the rest are not. */
   readonly since: number
   readonly retryAfterSeconds: number
+  /** True when it is this request's alone (a lock waited on in vain), no outage: each is logged. */
+  readonly alone?: boolean
 }
 
 export function isUnavailable(err: unknown): err is Unavailable {

@@ -143,14 +143,16 @@ export function errorReply(err: unknown, requestId: string, logError: (entry: ob
     return err.headers ? { status: err.status, body: err.body, headers: { ...err.headers } } : { status: err.status, body: err.body }
   }
   if (isUnavailable(err)) {
-    if (outages.loggedSince !== err.since) {
-      outages.loggedSince = err.since
+    if (err.alone === true || outages.loggedSince !== err.since) {
+      if (err.alone !== true) outages.loggedSince = err.since
       logError({
         time: new Date().toISOString(),
         level: 'error',
         request_id: requestId,
         error: 'Service unavailable',
-        message: `${err.reason}; since ${new Date(err.since).toISOString()} requests that need it are answered 503 until it is back (logged once per outage)`,
+        message: err.alone === true
+          ? `${err.reason}; answered 503 with Retry-After: ${err.retryAfterSeconds}`
+          : `${err.reason}; since ${new Date(err.since).toISOString()} requests that need it are answered 503 until it is back (logged once per outage)`,
       })
     }
     return { status: 503, body: { error: 'Service unavailable', request_id: requestId }, headers: { 'retry-after': String(err.retryAfterSeconds) } }

@@ -7,7 +7,7 @@
  * `cause`.
  */
 export class StoreUnavailable extends Error {
-  override readonly name = 'StoreUnavailable'
+  override readonly name: string = 'StoreUnavailable'
   /** What is wrong, in an operator's words (logs; never a client's answer). */
   readonly reason: string
   /** When this outage began (ms since the epoch): every failure of one outage carries the same, so it is logged once. */
@@ -46,4 +46,14 @@ export class Outage {
   succeeded(askedAt: number): void {
     if (this.start !== undefined && askedAt >= this.startMono) this.start = undefined
   }
+}
+
+/**
+ * One unit's lock waited on in vain (PostgreSQL's lock_timeout): a 503 with Retry-After like an
+ * outage's, since sending the request again soon succeeds, but no outage: the database answered,
+ * and http logs each one with its request id.
+ */
+export class StoreContended extends StoreUnavailable {
+  override readonly name = 'StoreContended'
+  readonly alone = true
 }

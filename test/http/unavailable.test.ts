@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { listen } from '../../src/http/server.ts'
 import type { Handler, Route } from '../../src/http/types.ts'
-import { StoreUnavailable } from '../../src/store/unavailable.ts'
+import { StoreContended, StoreUnavailable } from '../../src/store/unavailable.ts'
 
 /**
  * Issue 25 item 6: an error that says the database cannot serve now (the store's
@@ -55,3 +55,30 @@ test('StoreUnavailable is a 503 with Retry-After, logged once per outage in one 
   assert.equal(bug?.['request_id'], answers[4]?.id)
   assert.match(String(bug?.['stack']), /^TypeError: Cannot read properties of undefined/)
 })
+
+test("a lock waited on in vain (StoreContended) is a 503 too, logged each time with its request id, and no outage's", async (t) => {
+  const cause = Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' })
+  const start = Date.parse('2026-11-29T10:00:00.000Z')
+  const reason = 'a lock another transaction held was waited on for 5 s (lock_timeout)'
+  const thrown = [
+    new StoreUnavailable('PostgreSQL cannot be reached (connect ECONNREFUSED 10.0.0.7:5432)', start, 2, cause),
+    new StoreContended(reason, start + 1, 1, cause),
+    new StoreContended(reason, start + 1, 1, cause),
+    new StoreUnavailable('PostgreSQL cannot be reached (connect ECONNREFUSED 10.0.0.7:5432)', start, 2, cause),
+  ]
+  const server = await serverThrowing(t, () => thrown.shift())
+  const answers = []
+  for (let i = 0; i < 4; i++) {
+    const res = await fetch(`${server.url}/thing`)
+    answers.push({ status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json(), id: res.headers.get('x-request-id') })
+  }
+  assert.deepEqual(answers.map((a) => [a.status, a.retryAfter]), [[503, '2'], [503, '1'], [503, '1'], [503, '2']])
+  for (const a of answers) assert.deepEqual(a.body, { error: 'Service unavailable', request_id: a.id })
+  // The outage's line once, both contended requests each, and the outage is not logged again.
+  assert.deepEqual(server.errors.map((e) => [e['request_id'], e['message']]), [
+    [answers[0]?.id, 'PostgreSQL cannot be reached (connect ECONNREFUSED 10.0.0.7:5432); since 2026-11-29T10:00:00.000Z requests that need it are answered 503 until it is back (logged once per outage)'],
+    [answers[1]?.id, `${reason}; answered 503 with Retry-After: 1`],
+    [answers[2]?.id, `${reason}; answered 503 with Retry-After: 1`],
+  ])
+})
+

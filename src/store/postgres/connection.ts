@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import pg from 'pg'
 import { numberTypes, sqlState, type Queryable } from './sql.ts'
-import { Outage, StoreUnavailable } from '../unavailable.ts'
+import { Outage, StoreContended, StoreUnavailable } from '../unavailable.ts'
 import type { Tls } from './tls.ts'
 
 /**
@@ -17,8 +17,12 @@ export interface ConnectionOptions {
   readonly statementTimeoutMs: number
 }
 
-/** A row lock waited on longer than this fails the unit (its request a logged 500), rather than piling requests up. */
-const LOCK_TIMEOUT_MS = 5_000
+/** A row lock waited on longer than this fails the unit (its request a logged 503, lockTimedOut), rather than piling requests up. */
+export const LOCK_TIMEOUT_MS = 5_000
+/** SQLSTATE lock_not_available: what a statement that waited LOCK_TIMEOUT_MS fails with. */
+const LOCK_NOT_AVAILABLE = '55P03'
+/** What a 503 for a lock waited on in vain asks a client to wait: the holder's transaction is usually over by then. */
+const LOCK_RETRY_AFTER_SECONDS = 1
 /** Most a new connection may take, TLS and login included, when no statement time-out bounds it lower. */
 const CONNECT_WITHIN_MS = 10_000
 /** What a 503 asks a client to wait while PostgreSQL cannot serve: about a restart's length. */
@@ -111,6 +115,18 @@ export function unavailableOr(err: unknown, outage: Outage): unknown {
   if (kind === undefined) return err
   const detail = (err as Error).message || String((err as { code?: unknown }).code)
   return new StoreUnavailable(`${REASONS[kind]} (${detail})`, outage.failed(), RETRY_AFTER_SECONDS, err)
+}
+
+/**
+ * `err` as StoreUnavailable (a 503 with Retry-After) when it is a lock waited on for
+ * LOCK_TIMEOUT_MS, else `err` itself. Rows another transaction held that long (a large import,
+ * a processing batch on a slow server) are contention that passes by itself: the client may try
+ * again, as after an outage. It is no outage: the server answered, the connection is sound, and
+ * each one is logged (its own `since`).
+ */
+export function lockTimedOutOr(err: unknown): unknown {
+  if (sqlState(err) !== LOCK_NOT_AVAILABLE) return err
+  return new StoreContended(`a lock another transaction held was waited on for ${LOCK_TIMEOUT_MS / 1000} s (lock_timeout)`, Date.now(), LOCK_RETRY_AFTER_SECONDS, err)
 }
 
 /** `db` whose failures to serve reject as StoreUnavailable; an answer to a statement sent during an outage ends it. */

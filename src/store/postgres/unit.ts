@@ -3,7 +3,7 @@ import type pg from 'pg'
 import type { CredentialCheck, Tx, Unit } from '../api.ts'
 import { StoreUnavailable, type Outage } from '../unavailable.ts'
 import { RETRYABLE, sqlState, type Sql } from './sql.ts'
-import { failureKind, unavailableOr, watched } from './connection.ts'
+import { failureKind, lockTimedOutOr, unavailableOr, watched } from './connection.ts'
 import { StatementsLost, preparedOn, unitSql } from './unit-sql.ts'
 
 /** A unit that lost a deadlock or a serialization check runs again, up to this many times in all. */
@@ -82,7 +82,7 @@ export async function runUnit<T>(
         rerunAfterLoss = false
         continue
       }
-      throw err
+      throw lockTimedOutOr(err)
     } finally {
       open = false
       client.release(broken)

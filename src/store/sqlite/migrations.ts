@@ -601,6 +601,15 @@ ${REPORT_TRIGGERS}
         BEGIN UPDATE credential_generations SET n = n + 1 WHERE id = 1; END;
     `,
   },
+  {
+    version: 17,
+    // PostgreSQL migration 17: its report trigger on new subscriptions sums a statement's rows
+    // instead of upserting once a row (PostgreSQL keeps every version of the row a transaction
+    // updates; SQLite updates it in place, so its row trigger stays). Nothing changes here: the
+    // version keeps both schemas numbered alike.
+    name: 'report counts of new subscriptions summed per statement',
+    sql: '',
+  },
 ]
 
 /**
