@@ -155,7 +155,8 @@ export function errorReply(err: unknown, requestId: string, logError: (entry: ob
           : `${err.reason}; since ${new Date(err.since).toISOString()} requests that need it are answered 503 until it is back (logged once per outage)`,
       })
     }
-    return { status: 503, body: { error: 'Service unavailable', request_id: requestId }, headers: { 'retry-after': String(err.retryAfterSeconds) } }
+    // C1: every 5xx body is this one; the status and Retry-After say "try again".
+    return { status: 503, body: { error: 'Internal server error', request_id: requestId }, headers: { 'retry-after': String(err.retryAfterSeconds) } }
   }
   logError({
     time: new Date().toISOString(),

@@ -53,7 +53,7 @@ test('a PostgreSQL restarted under write load, fast and immediate, four times: s
       if (res.status === 201) lastOk = Date.now()
       if (res.status === 503) {
         if (res.headers.get('retry-after') === null) missingRetryAfter++
-        assert.equal(res.body.error, 'Service unavailable')
+        assert.equal(res.body.error, 'Internal server error')
         await sleep(20)
       }
     }

@@ -43,7 +43,7 @@ test('StoreUnavailable is a 503 with Retry-After, logged once per outage in one 
     answers.push({ status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json(), id: res.headers.get('x-request-id') })
   }
   assert.deepEqual(answers.map((a) => [a.status, a.retryAfter]), [[503, '2'], [503, '2'], [503, '2'], [503, '10'], [500, null]])
-  for (const a of answers.slice(0, 4)) assert.deepEqual(a.body, { error: 'Service unavailable', request_id: a.id }, 'the cause (a host, an address) is the log\'s, not the client\'s')
+  for (const a of answers.slice(0, 4)) assert.deepEqual(a.body, { error: 'Internal server error', request_id: a.id }, 'C1\'s 5xx body; the cause (a host, an address) is the log\'s, not the client\'s')
   assert.deepEqual(answers[4]?.body, { error: 'Internal server error', request_id: answers[4]?.id })
 
   assert.equal(server.errors.length, 3, JSON.stringify(server.errors))
@@ -73,7 +73,7 @@ test("a lock waited on in vain (StoreContended) is a 503 too, logged each time w
     answers.push({ status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json(), id: res.headers.get('x-request-id') })
   }
   assert.deepEqual(answers.map((a) => [a.status, a.retryAfter]), [[503, '2'], [503, '1'], [503, '1'], [503, '2']])
-  for (const a of answers) assert.deepEqual(a.body, { error: 'Service unavailable', request_id: a.id })
+  for (const a of answers) assert.deepEqual(a.body, { error: 'Internal server error', request_id: a.id })
   // The outage's line once, both contended requests each, and the outage is not logged again.
   assert.deepEqual(server.errors.map((e) => [e['request_id'], e['message']]), [
     [answers[0]?.id, 'PostgreSQL cannot be reached (connect ECONNREFUSED 10.0.0.7:5432); since 2026-11-29T10:00:00.000Z requests that need it are answered 503 until it is back (logged once per outage)'],

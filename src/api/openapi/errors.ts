@@ -7,7 +7,7 @@ import { object, ref, text, type Schema } from './schema-kit.ts'
 export const errorSchemas: Record<string, Schema> = {
   Error: object({ error: text }),
   InternalError: object({ error: { const: 'Internal server error' }, request_id: { type: 'string', description: "The request's X-Request-Id; the log line with the stack carries it too." } }),
-  ServiceUnavailable: object({ error: { const: 'Service unavailable' }, request_id: { type: 'string', description: "The request's X-Request-Id." } }),
+  ServiceUnavailable: object({ error: { const: 'Internal server error', description: 'Every 5xx body is the same (C1); the status and Retry-After tell this one apart.' }, request_id: { type: 'string', description: "The request's X-Request-Id." } }),
   MissingParameter: object({
     error: { type: 'string', examples: ['param is missing or the value is empty: subscription'] },
     exception: { type: 'string', description: 'The same text as `error` (the Spree API sends both).' },
@@ -68,7 +68,7 @@ export const responses: Record<string, Schema> = {
   HeadersTooLarge: error('The request headers are over node:http\'s limit; the connection is closed.'),
   InternalError: jsonResponse('A bug: logged with the request id, answered without its details.', ref('InternalError')),
   ServiceUnavailable: jsonResponse(
-    'The database cannot be reached now (PostgreSQL restarting, down or not answering in time) or its disk is full: try again after Retry-After seconds. Nothing was changed, unless the connection was lost during the commit itself: an Idempotency-Key makes the retry safe either way.',
+    'The database cannot be reached now (PostgreSQL restarting, down or not answering in time), a row stayed locked by another transaction for 5 s (PostgreSQL), or the disk is full: try again after Retry-After seconds. Nothing was changed, unless the connection was lost during the commit itself: an Idempotency-Key makes the retry safe either way.',
     ref('ServiceUnavailable'),
     { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
   ),
