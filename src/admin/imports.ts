@@ -68,6 +68,7 @@ export async function runImport(tx: Tx, data: Buffer, ctx: ImportContext): Promi
     if (record.type === 'subscription') summary.line_items[outcome] += record.row.line_items.length
   }
   if (summary.lines === 0) throw new EmptyImport('the import has no lines')
+  await tx.imports.finish()
   return summary
 }
 

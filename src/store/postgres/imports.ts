@@ -69,8 +69,8 @@ const INSERT_SUBSCRIBABLE = `WITH ins AS (
  */
 const SUBSCRIPTION_CHECKS = `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1) AS user_exists,
   $2::bigint IS NULL OR EXISTS (SELECT 1 FROM payment_sources WHERE id = $2 AND user_id = $1 AND payment_method_id = $3) AS payment_pairs,
-  (SELECT min(n) FROM unnest($4::bigint[]) WITH ORDINALITY AS c(id, n) WHERE NOT EXISTS (SELECT 1 FROM subscribables WHERE id = c.id)) AS missing_item,
-  (SELECT min(n) FROM unnest($5::bigint[]) WITH ORDINALITY AS l(id, n) WHERE EXISTS (SELECT 1 FROM line_items WHERE id = l.id)) AS taken_item`
+  (SELECT min(n) FROM unnest($4::bigint[]) WITH ORDINALITY AS c(id, n) WHERE (SELECT true FROM subscribables WHERE id = c.id) IS NULL) AS missing_item,
+  (SELECT min(n) FROM unnest($5::bigint[]) WITH ORDINALITY AS l(id, n) WHERE (SELECT true FROM line_items WHERE id = l.id)) AS taken_item`
 
 /**
  * A subscription and its line items, and both sequences moved past them. The processor's floor
@@ -90,6 +90,13 @@ const INSERT_SUBSCRIPTION = `WITH s AS (
   SELECT (SELECT ${moveSequencePast('subscriptions', 's.id')} FROM s),
     (SELECT ${moveSequencePast('line_items', 'm.id')} FROM (SELECT max(id) AS id FROM li) m WHERE m.id IS NOT NULL)`
 
+/**
+ * The report's counts of an import's subscriptions, added once for all of them rather than by
+ * the row trigger (migration 17): this transaction's flag tells the trigger to leave them.
+ */
+const REPORT_LATER = `SELECT set_config('replenish.report_later', 'on', true)`
+const REPORT_NOW = `SELECT report_subscriptions_added($1::bigint[]), set_config('replenish.report_later', 'off', true)`
+
 interface SubscriptionRow extends Omit<Subscription, 'shipping_address' | 'billing_address'> {
   shipping_address: string | null
   billing_address: string | null
@@ -107,6 +114,8 @@ const refuse = (field: string, problem: ImportRefusal['problem']): ImportRefusal
  * event is written: an import brings rows that already existed, it changes none (docs/import.md).
  */
 export function importsRepo(sql: Sql): ImportsTx {
+  // The subscriptions this unit inserted: their report counts wait for finish() (migration 17).
+  const added: number[] = []
   const storedSubscription = async (id: number): Promise<StoredImportRow | undefined> => {
     const r = await sql.one<SubscriptionRow>(SUBSCRIPTION, [id])
     if (r === undefined) return undefined
@@ -124,6 +133,7 @@ export function importsRepo(sql: Sql): ImportsTx {
     const { missing_item: missing, taken_item: taken } = checks
     if (missing !== null && (taken === null || missing <= taken)) return refuse('line_items.subscribable_id', 'does_not_exist')
     if (taken !== null) return refuse('line_items.id', 'other_subscription')
+    if (added.length === 0) await sql.run(REPORT_LATER, [])
     await sql.run(INSERT_SUBSCRIPTION, [
       s.id, s.user_id, s.state, s.paused, s.interval_length, s.interval_units, s.actionable_date, s.anchor_day, s.end_date,
       s.skip_count, s.successive_skip_count, s.payment_method_id, s.payment_source_id, s.currency, s.processing_state,
@@ -131,6 +141,7 @@ export function importsRepo(sql: Sql): ImportsTx {
       items.map((i) => i.id), items.map((i) => i.subscribable_id), items.map((i) => i.quantity),
       items.map((i) => i.created_at), items.map((i) => i.updated_at),
     ])
+    added.push(s.id)
     return undefined
   }
 
@@ -192,6 +203,10 @@ export function importsRepo(sql: Sql): ImportsTx {
         }
         case 'subscription': return insertSubscription(record.row)
       }
+    },
+
+    async finish(): Promise<void> {
+      if (added.length > 0) await sql.run(REPORT_NOW, [added])
     },
   }
 }

@@ -603,11 +603,11 @@ ${REPORT_TRIGGERS}
   },
   {
     version: 17,
-    // PostgreSQL migration 17: its report trigger on new subscriptions sums a statement's rows
-    // instead of upserting once a row (PostgreSQL keeps every version of the row a transaction
-    // updates; SQLite updates it in place, so its row trigger stays). Nothing changes here: the
-    // version keeps both schemas numbered alike.
-    name: 'report counts of new subscriptions summed per statement',
+    // PostgreSQL migration 17: there, a transaction that inserts many subscriptions (an import)
+    // adds their report counts once instead of once a row (PostgreSQL keeps every version of the
+    // row a transaction updates; SQLite updates it in place, so its row trigger stays). Nothing
+    // changes here: the version keeps both schemas numbered alike.
+    name: 'report counts of new subscriptions added once per bulk insert',
     sql: '',
   },
 ]
