@@ -17,8 +17,8 @@ export interface ConnectionOptions {
   readonly statementTimeoutMs: number
 }
 
-/** A row lock waited on longer than this fails the unit (its request a logged 503, lockTimedOut), rather than piling requests up. */
-export const LOCK_TIMEOUT_MS = 5_000
+/** A row lock waited on longer than this fails the unit (its request a logged 503: lockTimedOutOr), rather than piling requests up. */
+const LOCK_TIMEOUT_MS = 5_000
 /** SQLSTATE lock_not_available: what a statement that waited LOCK_TIMEOUT_MS fails with. */
 const LOCK_NOT_AVAILABLE = '55P03'
 /** What a 503 for a lock waited on in vain asks a client to wait: the holder's transaction is usually over by then. */
@@ -118,11 +118,11 @@ export function unavailableOr(err: unknown, outage: Outage): unknown {
 }
 
 /**
- * `err` as StoreUnavailable (a 503 with Retry-After) when it is a lock waited on for
+ * `err` as StoreContended (a 503 with Retry-After) when it is a lock waited on for
  * LOCK_TIMEOUT_MS, else `err` itself. Rows another transaction held that long (a large import,
  * a processing batch on a slow server) are contention that passes by itself: the client may try
  * again, as after an outage. It is no outage: the server answered, the connection is sound, and
- * each one is logged (its own `since`).
+ * each one is logged.
  */
 export function lockTimedOutOr(err: unknown): unknown {
   if (sqlState(err) !== LOCK_NOT_AVAILABLE) return err
