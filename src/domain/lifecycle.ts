@@ -34,6 +34,8 @@ export function skip(s: Subscription, today: string, limits: SkipLimits): Transi
   if (!errors.empty) throw new ValidationFailed(errors)
   // A subscription with no date skips "from today": today + interval (C8).
   const actionable = s.actionable_date === null ? addInterval(today, s.interval_length, s.interval_units) : nextDate(s, s.actionable_date)
+  // Past 9999-12-31 a date no longer reads YYYY-MM-DD (C3): the skip is refused, not written.
+  if (!isDate(actionable)) fail('actionable_date', 'invalid_date')
   return {
     patch: {
       actionable_date: actionable,

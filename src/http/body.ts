@@ -105,11 +105,11 @@ function streamBody(req: IncomingMessage, limit: number, length: number): Promis
 export function parseBody(contentType: string | undefined, raw: Buffer): { kind: BodyKind; value: unknown } {
   if (raw.length === 0) return { kind: 'none', value: undefined }
   const type = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase()
-  if (type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'))) {
-    const text = raw.toString('utf8')
-    if (text.trim().length === 0) return { kind: 'none', value: undefined }
+  // C1 to the letter: only application/json is JSON (a `+json` type is "any other": 415), and a
+  // body of white space is not empty, so it is unparseable JSON (400), never "no body".
+  if (type === 'application/json') {
     try {
-      return { kind: 'json', value: JSON.parse(text) }
+      return { kind: 'json', value: JSON.parse(raw.toString('utf8')) }
     } catch {
       throw badRequest('The request body is not valid JSON')
     }

@@ -39,26 +39,45 @@ export class RequestCtx implements Ctx {
   readonly path: string
   readonly route: string
   readonly params: Readonly<Record<string, string>>
-  readonly body: unknown
-  readonly bodyKind: Ctx['bodyKind']
   readonly rawBody: Buffer
   readonly requestId: string
   userId: number | null = null
   private readonly search: string
   private parsedQuery: URLSearchParams | undefined = undefined
+  private readonly parsed: { kind: Ctx['bodyKind']; value: unknown }
+  private readonly refusal: HttpError | undefined
 
+  /** `body` is the parsed body, or the refusal (400, 415) its parsing gave, answered only when asked for. */
   constructor(req: IncomingMessage, match: { route: string; params: Readonly<Record<string, string>> }, method: string, path: string, search: string,
-    body: { kind: Ctx['bodyKind']; value: unknown }, rawBody: Buffer, requestId: string) {
+    body: { kind: Ctx['bodyKind']; value: unknown } | HttpError, rawBody: Buffer, requestId: string) {
     this.req = req
     this.method = method
     this.path = path
     this.route = match.route
     this.params = match.params
     this.search = search
-    this.body = body.value
-    this.bodyKind = body.kind
+    this.parsed = body instanceof HttpError ? NO_BODY : body
+    this.refusal = body instanceof HttpError ? body : undefined
     this.rawBody = rawBody
     this.requestId = requestId
+  }
+
+  get body(): unknown {
+    this.checkBody()
+    return this.parsed.value
+  }
+
+  get bodyKind(): Ctx['bodyKind'] {
+    this.checkBody()
+    return this.parsed.kind
+  }
+
+  get bodyRefused(): boolean {
+    return this.refusal !== undefined
+  }
+
+  checkBody(): void {
+    if (this.refusal !== undefined) throw this.refusal
   }
 
   // Parsed on first use: most routes never look at the query string.
@@ -71,6 +90,16 @@ export class RequestCtx implements Ctx {
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/
 
 const NO_BODY = { kind: 'none', value: undefined } as const
+
+/** The parsed body, or the refusal its parsing gave (C1: 400, 415), for RequestCtx to answer when read. */
+function bodyOf(own: Route[3], contentType: string | undefined, raw: Buffer): { kind: Ctx['bodyKind']; value: unknown } | HttpError {
+  try {
+    return own?.rawBodyType === undefined ? parseBody(contentType, raw) : rawBody(own.rawBodyType, contentType, raw)
+  } catch (err) {
+    if (err instanceof HttpError) return err
+    throw err
+  }
+}
 
 export function createHttpServer(options: ServerOptions): { server: http.Server; draining: () => void } {
   const route = createRouter(options.routes)
@@ -116,14 +145,20 @@ export function createHttpServer(options: ServerOptions): { server: http.Server;
       // A route's own checks before its body (an import's megabytes): refused callers are never buffered.
       if (own?.beforeBody) await own.beforeBody(new RequestCtx(req, match, method, path, search, NO_BODY, EMPTY, requestId))
       raw = method === 'GET' || method === 'HEAD' ? EMPTY : await readBody(req, own?.maxBodyBytes ?? options.maxBodyBytes)
-      const body = own?.rawBodyType === undefined ? parseBody(req.headers['content-type'], raw) : rawBody(own.rawBodyType, req.headers['content-type'], raw)
-      const ctx = new RequestCtx(req, match, method, path, search, body, raw, requestId)
+      // A body that cannot be parsed is refused when the handler reads it, not here: C2's order
+      // puts authentication, the record's 404 and its owner's 401 before anything of the body.
+      // A handler that never reads it still gets the refusal (the endpoint kit checks it before
+      // a unit commits; here, after the handler).
+      const ctx = new RequestCtx(req, match, method, path, search, bodyOf(own, req.headers['content-type'], raw), raw, requestId)
       handled = true
       try {
         reply = await match.handler(ctx)
       } finally {
         userId = ctx.userId
       }
+      // The refusal of a body the handler never read is answered as one before the handler.
+      handled = false
+      ctx.checkBody()
     } catch (err) {
       // Only a body read that was cut off (by our time-out, or its client went away) is no bug:
       // logged as 408 (we cut it) or 499 (nginx's "client closed request"), never as a 500. The

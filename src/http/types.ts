@@ -1,7 +1,11 @@
 import type { IncomingMessage } from 'node:http'
 import type { Encoded } from './compression.ts'
 
-/** What a handler sees of a request. Body and query are parsed before the handler runs. */
+/**
+ * What a handler sees of a request. The body is parsed before the handler runs, but a body that
+ * could not be (C1's 400 and 415) is refused only when `body` or `bodyKind` is read, or
+ * `checkBody` called: C2's order puts authentication, 404 and 401 first.
+ */
 export interface Ctx {
   readonly req: IncomingMessage
   readonly method: string
@@ -19,6 +23,10 @@ export interface Ctx {
   readonly bodyKind: 'json' | 'form' | 'none' | 'raw'
   /** The raw body bytes (idempotency fingerprints hash them). */
   readonly rawBody: Buffer
+  /** The body could not be parsed: `checkBody`, `body` and `bodyKind` throw its refusal. */
+  readonly bodyRefused: boolean
+  /** Throws the body's refusal (400 unparseable, 415 media type), if it had one. */
+  checkBody(): void
   readonly requestId: string
   /** Set by authentication so the access log can name the caller. */
   userId: number | null

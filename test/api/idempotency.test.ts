@@ -253,7 +253,7 @@ test('concurrent identical requests: the date moves once; every answer is the sa
 /** A request as the router hands it to a route, without a socket. */
 function fakeCtx(headers: Record<string, string>, path = '/api/v1/subscriptions/1/skip'): Ctx {
   const req = Object.assign(Readable.from([]), { headers, socket: { remoteAddress: '127.0.0.1' } }) as unknown as IncomingMessage
-  return { req, method: 'POST', path, route: path, params: {}, query: new URLSearchParams(), body: undefined, bodyKind: 'none', rawBody: Buffer.alloc(0), requestId: 'r', userId: null }
+  return { req, method: 'POST', path, route: path, params: {}, query: new URLSearchParams(), body: undefined, bodyKind: 'none', rawBody: Buffer.alloc(0), requestId: 'r', userId: null, bodyRefused: false, checkBody: () => {} }
 }
 
 test('409 while the first request with that key is still running (the endpoint wrapper, gated)', { timeout: 10_000 }, async (t) => {

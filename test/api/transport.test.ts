@@ -134,6 +134,9 @@ describe('request bodies', () => {
       ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="subscription[interval_length]"\r\n\r\n1\r\n--x--\r\n'],
       ['text/json', '{"subscription": {"interval_length": 1}}'],
       ['application/octet-stream', '{"subscription": {"interval_length": 1}}'],
+      // Only application/json itself is JSON (C1's "any other"), not the structured-syntax suffix.
+      ['application/vnd.api+json', '{"subscription": {"interval_length": 1}}'],
+      ['application/merge-patch+json', '{"subscription": {"interval_length": 1}}'],
     ]
     for (const [type, body] of bodies) {
       const res = await server.request('POST', '/api/v1/subscriptions', { key: alice.key, raw: body, headers: { 'content-type': type } })
@@ -185,11 +188,42 @@ describe('request bodies', () => {
   test('unparseable JSON is a 400 and creates nothing', async () => {
     const alice = await seedUser(server.store)
     const before = await snapshot(server.store)
-    for (const raw of ['{"subscription":', '{subscription: {}}', "{'a': 1}", '{"a": 1,}', 'nope', '{"a": 1}}']) {
+    // White space alone is not empty (C1's "no body" is a body of no bytes), and no JSON text.
+    for (const raw of ['{"subscription":', '{subscription: {}}', "{'a': 1}", '{"a": 1,}', 'nope', '{"a": 1}}', '   ', '\n']) {
       const res = await server.request('POST', '/api/v1/subscriptions', { key: alice.key, raw, headers: { 'content-type': 'application/json' } })
       assert.equal(res.status, 400, raw)
       assert.deepEqual(res.body, { error: 'The request body is not valid JSON' })
       assert.equal(res.headers.get('content-type'), JSON_TYPE)
+    }
+    assert.equal(await snapshot(server.store), before)
+  })
+
+  test("a body's 400 and 415 come after C2's checks: 401 without a key, 404, then 401 for another's record", async () => {
+    const alice = await seedUser(server.store)
+    const bob = await seedUser(server.store)
+    const sub = await createSubscription(server, alice.key)
+    const bad: [string, string][] = [['application/json', '{'], ['application/json', '   '], ['text/plain', 'x'], ['application/x-www-form-urlencoded', 'a=1&a[b]=2']]
+    for (const [type, raw] of bad) {
+      const anonymous = await rawRequest(server.url, 'POST', '/api/v1/subscriptions', { 'content-type': type }, raw)
+      assert.deepEqual([anonymous.status, anonymous.body], [401, { error: 'You must specify an API key.' }], type)
+      const stranger = await server.request('POST', '/api/v1/subscriptions', { key: 'rpl_not-a-key-at-all', raw, headers: { 'content-type': type } })
+      assert.deepEqual([stranger.status, stranger.body], [401, { error: 'Invalid API key specified.' }], type)
+      const missingRecord = await server.request('PATCH', '/api/v1/subscriptions/999999', { key: alice.key, raw, headers: { 'content-type': type } })
+      assert.deepEqual([missingRecord.status, missingRecord.body], [404, NOT_FOUND], type)
+      const others = await server.request('POST', `/api/v1/subscriptions/${sub.id}/skip`, { key: bob.key, raw, headers: { 'content-type': type } })
+      assert.deepEqual([others.status, others.body], [401, { error: 'You are not authorized to perform that action.' }], type)
+    }
+  })
+
+  test('a route that never reads its body still refuses a bad one, and changes nothing', async () => {
+    const alice = await seedUser(server.store)
+    const sub = await createSubscription(server, alice.key)
+    const before = await snapshot(server.store)
+    for (const [type, raw, status] of [['application/json', '{', 400], ['application/json', '   ', 400], ['text/plain', 'x', 415]] as const) {
+      const skip = await server.request('POST', `/api/v1/subscriptions/${sub.id}/skip`, { key: alice.key, raw, headers: { 'content-type': type } })
+      assert.equal(skip.status, status, `${type} ${JSON.stringify(raw)}`)
+      const dry = await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: alice.key, raw, headers: { 'content-type': type, 'replenish-dry-run': '1' } })
+      assert.deepEqual([dry.status, dry.headers.get('replenish-dry-run')], [status, '1'])
     }
     assert.equal(await snapshot(server.store), before)
   })

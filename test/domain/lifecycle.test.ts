@@ -55,6 +55,11 @@ test('skip refusals: paused, canceled or inactive, and the two limits (both repo
   assert.deepEqual(Object.keys(refusal(() => skip(sub({}), TODAY, { maxSuccessiveSkips: 0, maxTotalSkips: undefined }))), ['successive_skip_count'])
 })
 
+test('skip: a date past 9999-12-31 is refused, not written as a five-digit year', () => {
+  assert.deepEqual(refusal(() => skip(sub({ actionable_date: '9999-12-31', anchor_day: 31 }), TODAY, NO_LIMITS)), { actionable_date: ['is not a valid date'] })
+  assert.equal(skip(sub({ actionable_date: '9999-11-30', anchor_day: 30 }), TODAY, NO_LIMITS).patch.actionable_date, '9999-12-30')
+})
+
 test('cancel: any state → canceled; with notice, too late → pending_cancellation; canceled is a no-op', () => {
   const canceled = { patch: { state: 'canceled', actionable_date: null, paused: false }, event: 'subscription.canceled' }
   assert.deepEqual(cancel(sub(), TODAY, 0), canceled)
@@ -67,6 +72,9 @@ test('cancel: any state → canceled; with notice, too late → pending_cancella
   assert.equal(cancel(sub({ state: 'pending_cancellation' }), TODAY, 17), null)
   assert.deepEqual(cancel(sub({ state: 'pending_cancellation' }), TODAY, 16), canceled)
   assert.deepEqual(cancel(sub({ paused: true, actionable_date: null }), TODAY, 365), canceled)
+  // Paused until a date inside the notice: pending, and still paused; the processor resumes it on
+  // that date and makes the last delivery (C9: "or paused with a resume date that has arrived").
+  assert.deepEqual(cancel(sub({ paused: true }), TODAY, 17), { patch: { state: 'pending_cancellation' }, event: 'subscription.cancellation_pending' })
 })
 
 test('pause and resume: active only, dates moved to tomorrow, no-ops', () => {

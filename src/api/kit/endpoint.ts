@@ -101,7 +101,9 @@ export function endpoint(app: App, handler: ApiHandler, options: EndpointOptions
   }
 
   function plainCall(ctx: Ctx, language: Language, dryRun: boolean): Call {
-    const write = <T>(unit: Unit<T>): Promise<T> => app.store.write(unit, unitContext(ctx, dryRun))
+    // A body that could not be parsed is refused before any unit commits, even by a handler that
+    // never reads it (a skip): after the unit's own checks (404, 401), as C2 orders them.
+    const write = <T>(unit: Unit<T>): Promise<T> => app.store.write(ctx.bodyRefused ? refusingAfter(ctx, unit) : unit, unitContext(ctx, dryRun))
     return { language, dryRun, commit: write, write }
   }
 
@@ -176,6 +178,15 @@ export function endpoint(app: App, handler: ApiHandler, options: EndpointOptions
     } finally {
       running.delete(flightKey)
     }
+  }
+}
+
+/** `unit`, then the body's refusal: the unit's checks answer first, and nothing of it commits. */
+function refusingAfter<T>(ctx: Ctx, unit: Unit<T>): Unit<T> {
+  return async (tx) => {
+    const done = await unit(tx)
+    ctx.checkBody()
+    return done
   }
 }
 
