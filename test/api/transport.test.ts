@@ -212,6 +212,9 @@ describe('request bodies', () => {
       assert.deepEqual([missingRecord.status, missingRecord.body], [404, NOT_FOUND], type)
       const others = await server.request('POST', `/api/v1/subscriptions/${sub.id}/skip`, { key: bob.key, raw, headers: { 'content-type': type } })
       assert.deepEqual([others.status, others.body], [401, { error: 'You are not authorized to perform that action.' }], type)
+      // With an Idempotency-Key too: the key's request is compared, and refused, in the same order.
+      const keyed = await server.request('POST', `/api/v1/subscriptions/${sub.id}/skip`, { key: bob.key, raw, headers: { 'content-type': type, 'idempotency-key': `k-${type}-${raw}` } })
+      assert.deepEqual([keyed.status, keyed.body], [401, { error: 'You are not authorized to perform that action.' }], type)
     }
   })
 

@@ -276,7 +276,9 @@ async function callerScope(app: App, ctx: Ctx): Promise<string | undefined> {
  * request". PUT and PATCH are different methods here, as C5 says.
  */
 function fingerprint(ctx: Ctx): string {
-  // A body taken unparsed (an import's JSON Lines) is compared by its bytes.
+  // A body taken unparsed (an import's JSON Lines), or one refused (answered later, in C2's order:
+  // never stored), is compared by its bytes.
+  if (ctx.bodyRefused) return sha256(`${ctx.method} ${ctx.path}\nrefused\n${createHash('sha256').update(ctx.rawBody).digest('hex')}`)
   const body = ctx.bodyKind === 'raw' ? createHash('sha256').update(ctx.rawBody).digest('hex') : JSON.stringify(canonical(ctx.body)) ?? ''
   return sha256(`${ctx.method} ${ctx.path}\n${ctx.bodyKind}\n${body}`)
 }
