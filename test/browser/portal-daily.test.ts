@@ -47,6 +47,11 @@ test('swap a product, undo a pending cancellation and reactivate a canceled subs
     assert.deepEqual(api.sub.line_items.map((li: any) => [li.subscribable_id, li.quantity]), [[catalog.tea.id, 2], [catalog.filters.id, 1]])
     assert.equal(api.events.at(-1), 'line_item.updated')
     await page.getByText('Secret Oolong × 2, Paper filters × 1').first().waitFor()
+    // The line's new "swap for" list offers its own choices, one of them chosen: the one picked
+    // before is not among them, and a list left blank would swap for nothing.
+    const swapAgain = page.getByLabel('Swap Secret Oolong for')
+    const offered = await swapAgain.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
+    assert.ok(offered.includes(await swapAgain.inputValue()), `chosen ${JSON.stringify(await swapAgain.inputValue())} of ${JSON.stringify(offered)}`)
 
     // Cancel within the notice: the preview says the next delivery is still sent.
     await page.getByRole('button', { name: 'Cancel subscription' }).click()

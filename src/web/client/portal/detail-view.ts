@@ -120,7 +120,10 @@ class DetailView implements SubscriptionView {
       const input = byId(this.content, id)
       if (typeof value === 'boolean') {
         if (input instanceof HTMLInputElement) input.checked = value
-      } else if (input instanceof HTMLInputElement || input instanceof HTMLSelectElement) input.value = value
+      } else if (input instanceof HTMLInputElement) input.value = value
+      // A list redrawn without the drafted choice (the item just swapped in is no longer among its
+      // own "swap for" options) keeps what it draws: setting it would leave the list blank.
+      else if (input instanceof HTMLSelectElement && [...input.options].some((o) => o.value === value)) input.value = value
     }
     if (said !== undefined) {
       const slot = byId(this.content, `${said.at}-outcome`) ?? byId(this.content, `${said.card}-outcome`)
