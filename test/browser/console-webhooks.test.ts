@@ -15,7 +15,8 @@ import { PHONE, WIDE, admin, failure, noRawNames, notice, overflow, signIn, visi
 async function receiver(t: { after(fn: () => Promise<void>): void }, status: number): Promise<string> {
   const server = await new Promise<Server>((resolve) => {
     const s = createServer((_req, res) => {
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'Maintenance until 18:00')
+      // A refusal's body runs longer than its box: the box scrolls, and must be reachable by keyboard.
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `Maintenance until 18:00\n${'Try again later.\n'.repeat(40)}`)
     })
     s.listen(0, '127.0.0.1', () => resolve(s))
   })

@@ -152,7 +152,8 @@ function attemptsOf(d: Delivery): Child {
     h('ul', { class: 'attempts' }, d.attempts.map((a) => h('li', null,
       `${when(a.created_at)} · ${t('admin.hooks.status')} ${a.status_code ?? t('admin.hooks.noAnswer')} · ${num(a.duration_ms)} ms`,
       a.error ? ` · ${a.error}` : null,
-      a.response_body ? h('pre', { class: 'response-body' }, a.response_body) : null))))
+      // Focusable: a long answer scrolls inside its box, and a keyboard must be able to scroll it.
+      a.response_body ? h('pre', { class: 'response-body', tabindex: 0 }, a.response_body) : null))))
 }
 
 function redeliverButton(d: Delivery, ctx: PageCtx): HTMLButtonElement {
