@@ -17,14 +17,18 @@ export function opsRoutes(app: App, metrics: RequestMetrics, sources: readonly M
     ['GET', '/healthz', () => ({ status: 200, body: { status: 'ok' } })],
     ['GET', '/readyz', async () => {
       let problem: string | undefined
+      let oldest: string | null = null
       try {
         // Writes failing (a lock held elsewhere, a full disk, a failed WAL sync) first (C12).
         problem = (await app.store.problem()) ?? (await readiness())
+        // C9: the oldest overdue actionable date, as /metrics has it, so that a backlog shows here
+        // too when processing runs from cron (`replenish process`), with no schedule to stall.
+        if (!problem) oldest = await app.store.installments.oldestDue(app.clock.today())
       } catch {
         problem = 'database did not answer'
       }
       if (problem) throw new HttpError(503, { status: 'not ready', reason: problem })
-      return { status: 200, body: { status: 'ready' } }
+      return { status: 200, body: { status: 'ready', oldest_overdue_actionable_date: oldest } }
     }],
     ['GET', '/metrics', async (ctx) => {
       if (!app.config.metricsPublic) await authenticateAdmin(app, ctx)

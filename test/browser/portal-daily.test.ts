@@ -50,7 +50,7 @@ test('swap a product, undo a pending cancellation and reactivate a canceled subs
     // The line's new "swap for" list offers its own choices, one of them chosen: the one picked
     // before is not among them, and a list left blank would swap for nothing.
     const swapAgain = page.getByLabel('Swap Secret Oolong for')
-    const offered = await swapAgain.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
+    const offered = await swapAgain.locator('option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value))
     assert.ok(offered.includes(await swapAgain.inputValue()), `chosen ${JSON.stringify(await swapAgain.inputValue())} of ${JSON.stringify(offered)}`)
 
     // Cancel within the notice: the preview says the next delivery is still sent.

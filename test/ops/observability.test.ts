@@ -21,7 +21,7 @@ test('GET /readyz answers 200 while the database answers and 503 once it does no
   const server = await startTestServer(t)
   const ready = await server.request('GET', '/readyz')
   assert.equal(ready.status, 200)
-  assert.deepEqual(ready.body, { status: 'ready' })
+  assert.deepEqual(ready.body, { status: 'ready', oldest_overdue_actionable_date: null })
   await server.store.close() // its connections are gone: every query fails from now on
   const gone = await server.request('GET', '/readyz')
   assert.equal(gone.status, 503)

@@ -36,7 +36,7 @@ function otherConnection(t: TestContext, file: string): DatabaseSync {
 test('a write lock held by another process makes /readyz 503 within seconds, with no client writing; 200 once it is released', async (t) => {
   const server = await startTestServer(t)
   server.store.startHeartbeat(HEARTBEAT_MS)
-  assert.deepEqual((await readyzUntil(server, 200)).body, { status: 'ready' })
+  assert.deepEqual((await readyzUntil(server, 200)).body, { status: 'ready', oldest_overdue_actionable_date: null })
   const other = otherConnection(t, server.config.db)
   // The heartbeat writes every 50 ms: a BEGIN IMMEDIATE made during one of its batches failed with
   // "database is locked" when it was not tried again.
@@ -47,7 +47,7 @@ test('a write lock held by another process makes /readyz 503 within seconds, wit
   assert.equal((await server.request('GET', '/healthz')).status, 200)
   other.exec('ROLLBACK')
   const ready = await readyzUntil(server, 200)
-  assert.deepEqual([ready.status, ready.body], [200, { status: 'ready' }])
+  assert.deepEqual([ready.status, ready.body], [200, { status: 'ready', oldest_overdue_actionable_date: null }])
 })
 
 test('a full disk makes /readyz 503 "disk is full" after a failed write, which is a 503 with Retry-After logged once; ready again once a write lands', async (t) => {
@@ -84,7 +84,7 @@ test('a full disk makes /readyz 503 "disk is full" after a failed write, which i
   sqliteOf(server.store).db.exec('PRAGMA max_page_count = 1073741823')
   server.store.startHeartbeat(HEARTBEAT_MS)
   const ready = await readyzUntil(server, 200)
-  assert.deepEqual([ready.status, ready.body], [200, { status: 'ready' }])
+  assert.deepEqual([ready.status, ready.body], [200, { status: 'ready', oldest_overdue_actionable_date: null }])
   assert.equal((await create()).status, 200)
 })
 
@@ -105,7 +105,7 @@ test('a failing COMMIT makes /readyz 503 with the cause; the next write that suc
   failing = false
   assert.equal((await skip()).status, 200)
   const ready = await server.request('GET', '/readyz')
-  assert.deepEqual([ready.status, ready.body], [200, { status: 'ready' }])
+  assert.deepEqual([ready.status, ready.body], [200, { status: 'ready', oldest_overdue_actionable_date: null }])
 })
 
 test('a failed WAL sync makes /readyz 503 in the same shape, naming the failure, until a restart', async (t) => {
@@ -122,4 +122,17 @@ test('a failed WAL sync makes /readyz 503 in the same shape, naming the failure,
   await new Promise((resolve) => setTimeout(resolve, 4 * HEARTBEAT_MS))
   const stopped = await server.request('GET', '/readyz')
   assert.deepEqual([stopped.status, stopped.body], [503, { status: 'not ready', reason: 'writes are stopped until a restart: fdatasync of the WAL failed: EIO: i/o error, fdatasync' }])
+})
+
+test('/readyz names the oldest overdue actionable date (C9), null once nothing is overdue', async (t) => {
+  const server = await startTestServer(t, { REPLENISH_TODAY: '2026-03-15', REPLENISH_PROCESS_EVERY: '0' })
+  const alice = await seedUser(server.store)
+  const item = await seedSubscribable(server.store)
+  assert.deepEqual((await server.request('GET', '/readyz')).body, { status: 'ready', oldest_overdue_actionable_date: null })
+  // Due today and not processed (no schedule here: processing would come from cron).
+  const sub = await createSubscription(server, alice.key, { actionable_date: '2026-03-15', line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
+  const ready = await server.request('GET', '/readyz')
+  assert.deepEqual([ready.status, ready.body], [200, { status: 'ready', oldest_overdue_actionable_date: '2026-03-15' }])
+  assert.equal((await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: alice.key })).status, 200)
+  assert.deepEqual((await server.request('GET', '/readyz')).body, { status: 'ready', oldest_overdue_actionable_date: null })
 })

@@ -106,7 +106,7 @@ test('`serve` catches up at start on its schedule, logs the run, shows it on /me
   assert.match(metrics, /^replenish_installments\{state="pending"\} 4$/m)
   assert.match(metrics, /^replenish_processing_oldest_overdue_actionable_date_seconds 0$/m)
   const ready = await fetch(`${url}/readyz`)
-  assert.deepEqual([ready.status, await ready.json()], [200, { status: 'ready' }])
+  assert.deepEqual([ready.status, await ready.json()], [200, { status: 'ready', oldest_overdue_actionable_date: null }])
   child.kill('SIGTERM')
   assert.equal(await exited, 0)
   assert.equal(await countRows(store, 'installments'), 4)

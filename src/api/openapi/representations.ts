@@ -288,6 +288,9 @@ export const representations: Record<string, Schema> = {
   ImportSummary,
   ImportRefused,
   Health: object({ status: { const: 'ok' } }),
-  Ready: object({ status: { const: 'ready' } }),
+  Ready: object({
+    status: { const: 'ready' },
+    oldest_overdue_actionable_date: nullable('string', { format: 'date', description: 'The oldest actionable date that is due and not yet processed (C9), as /metrics has it; null when nothing is overdue.' }),
+  }),
   NotReady: object({ status: { const: 'not ready' }, reason: { type: 'string', description: 'What fails: writes, the database, a stalled processor.' } }),
 }
