@@ -149,3 +149,14 @@ for (const viewport of [WIDE, PHONE]) {
     assert.deepEqual(problems, [])
   })
 }
+
+test('a search for an id that nothing has says so, rather than showing an empty page', async (t) => {
+  const h = await startHarness(t)
+  const { page, problems } = await h.newPage({ viewport: WIDE })
+  await signIn(page, h.server.url)
+  await page.goto(`${h.server.url}/admin/#/search?q=%23999999`)
+  await page.getByRole('heading', { name: 'Search', level: 1 }).waitFor()
+  await page.getByText('Results for').waitFor()
+  await page.getByText('Nothing to show.').waitFor({ timeout: 5_000 })
+  assert.deepEqual(problems, [])
+})

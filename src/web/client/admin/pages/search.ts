@@ -54,6 +54,8 @@ export const searchPage: Page = async ({ query: q }) => {
     content: [
       h('p', { role: 'status' }, t('admin.search.for', { q: text })),
       byId.length > 0 ? section(t('admin.search.byId'), h('ul', null, byId)) : null,
+      // `#999` looks up ids alone: when neither is found, say so rather than show nothing.
+      byId.length === 0 && users === null ? h('p', null, t('admin.noResults')) : null,
       users === null ? null : section(t('admin.customers.title'), customerTable(t('admin.customers.title'), customers),
         users.next_after === null ? null : h('p', null, h('a', { href: withQuery(['customers'], { q: text }) }, t('admin.search.allCustomers')))),
     ],
