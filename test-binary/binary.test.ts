@@ -133,7 +133,8 @@ test('a whole life: first start, admin set-up, customer calls, backup, SIGTERM, 
   assert.equal(shown.body.line_items[0].quantity, 5)
 
   assert.deepEqual((await request(first.url, 'GET', '/healthz')).body, { status: 'ok' })
-  assert.deepEqual((await request(first.url, 'GET', '/readyz')).body, { status: 'ready' })
+  const ready = (await request(first.url, 'GET', '/readyz')).body
+  assert.deepEqual([ready.status, Object.keys(ready)], ['ready', ['status', 'oldest_overdue_actionable_date']])
   assert.deepEqual((await request(first.url, 'GET', '/metrics')).body, { error: 'You must specify an admin token.' })
   const metrics = await request(first.url, 'GET', '/metrics', { key: token })
   assert.match(metrics.text, /^replenish_http_requests_total\{method="POST",route="\/api\/v1\/subscriptions\/:id\/skip",status="200"\} 1$/m)
