@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from '../domain/events.ts'
 import type { Ctx } from '../http/types.ts'
 import { notFound } from '../http/http-error.ts'
 import { activate, cancel, pause, resume, skip, type Transition } from '../domain/lifecycle.ts'
@@ -9,7 +10,7 @@ import { ok, okJson, type ApiHandler } from '../api/kit/endpoint.ts'
 import { cursorBody, optionalRoot, parseId } from '../api/kit/params.ts'
 import { applyTransition } from '../api/kit/subscription-actions.ts'
 import { changeFound } from './change-found.ts'
-import { BOOLEAN_PARAM, DATE_PARAM, ID_PARAM, TEXT_PARAM, oneOf, readListQuery, type ListQuery } from './input.ts'
+import { BOOLEAN_PARAM, DATE_PARAM, ID_PARAM, oneOf, readListQuery, type ListQuery } from './input.ts'
 import type { AdminSubscriptionFilter } from '../store/api.ts'
 
 /** The filters of `GET /subscriptions` and of its export (C11, C18). */
@@ -56,6 +57,7 @@ export const activateSubscription = (app: App): ApiHandler => transitionRoute(ap
 /** GET /events?after=&limit=&type=: the cursor feed for shops that poll (C10). */
 export const eventFeed = (app: App): ApiHandler => async (ctx) => {
   await authenticateAdmin(app, ctx)
-  const { after, limit, type } = readListQuery(ctx.query, { type: TEXT_PARAM })
+  // A type C10 does not list is a 422, as every admin filter's unknown value is (C13), not an empty page.
+  const { after, limit, type } = readListQuery(ctx.query, { type: oneOf(EVENT_TYPES) })
   return ok(cursorBody('events', await app.store.events.feed(after, limit + 1, type), limit, (e) => e))
 }

@@ -71,7 +71,7 @@ test('a NUL character in any text field is a 422 naming the field, and nothing i
 
 test('a NUL character in an admin list\'s text filter is a 422 naming it (C13 strict query), and in an import line names its field', async (t) => {
   const { server } = await setup(t)
-  for (const [path, name] of [['/users?email=a%00b', 'email'], ['/users?external_id=%00', 'external_id'], ['/events?type=subscription.created%00', 'type']] as const) {
+  for (const [path, name] of [['/users?email=a%00b', 'email'], ['/users?external_id=%00', 'external_id']] as const) {
     const res = await server.request('GET', `/admin/api/v1${path}`, { key: ADMIN_TOKEN })
     assert.deepEqual([res.status, res.body], [422, { [name]: NUL_MESSAGE }], path)
   }

@@ -1,9 +1,10 @@
 /** The admin API's subscriptions, installments, events and imports (C9, C10, C11, C13). */
+import { EVENT_TYPES } from '../../domain/events.ts'
 import { STATES } from '../../domain/types.ts'
 import { INSTALLMENT_STATES } from '../../domain/installment.ts'
 import { A } from './admin-account-paths.ts'
 import { body, operation, patchAndPut, type Entry } from './operation.ts'
-import { dateFilter, enumFilter, idFilter, listParameters, textFilter } from './parameters.ts'
+import { dateFilter, enumFilter, idFilter, listParameters } from './parameters.ts'
 import { ref, rooted } from './schema-kit.ts'
 
 const SUBSCRIPTIONS = 'Admin subscriptions'
@@ -87,7 +88,7 @@ const installments: Entry[] = [
 const feedAndImports: Entry[] = [
   operation('get', `${A}/events`, {
     id: 'eventFeed', tag: 'Events', summary: 'The event feed, for shops that poll', auth: 'read', strictQuery: true,
-    parameters: listParameters({ type: textFilter('Only this event type.') }),
+    parameters: listParameters({ type: enumFilter(EVENT_TYPES, 'Only this event type (C10); another value is a 422.') }),
     answers: [{ status: '200', description: 'Events after `after`, oldest first.', schema: ref('EventList') }],
   }),
   operation('post', `${A}/imports`, {
