@@ -285,3 +285,20 @@ test('409 while the first request with that key is still running (the endpoint w
   assert.deepEqual(replay, { status: 200, body: undefined, raw: '{"run":1}', headers: { 'idempotent-replayed': 'true' } })
   assert.equal(runs, 1)
 })
+
+test('a refused body is never stored under its key, even by a handler that answers without a unit (C1, C5)', async (t) => {
+  const { server, alice } = await setup(t)
+  // A handler that answers at once, writing nothing: its answer would be remembered for the key.
+  const route = endpoint(server.app, async (ctx) => {
+    await authenticate(server.app, ctx)
+    return ok({ nothing: 'changed' })
+  })
+  const refused = new HttpError(400, { error: 'The request body is not valid JSON' })
+  const badBody = (): Ctx => ({
+    ...fakeCtx({ authorization: `Bearer ${alice.key}`, 'idempotency-key': 'bad-body' }),
+    bodyRefused: true,
+    checkBody: () => { throw refused },
+  })
+  for (let i = 0; i < 2; i++) await assert.rejects(route(badBody()), (err: unknown) => err === refused)
+  assert.equal(await countRows(server.store, 'idempotency_keys'), 0)
+})

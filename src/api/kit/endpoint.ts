@@ -94,7 +94,10 @@ export function endpoint(app: App, handler: ApiHandler, options: EndpointOptions
 
   async function run(ctx: Ctx, call: Call): Promise<Reply> {
     try {
-      return await handler(ctx, call)
+      const reply = await handler(ctx, call)
+      // A body the handler never read is refused all the same (its units refused it already).
+      ctx.checkBody()
+      return reply
     } catch (err) {
       throw rendered(err, call.language)
     }
@@ -165,6 +168,8 @@ export function endpoint(app: App, handler: ApiHandler, options: EndpointOptions
       }
       try {
         const reply = await handler(ctx, call)
+        // A refused body is no answer to remember, whether or not the handler read it.
+        ctx.checkBody()
         // A handler that answered without writing (a no-op) is remembered all the same.
         if (!saved) await app.store.write((tx) => save(tx, reply))
         return reply
