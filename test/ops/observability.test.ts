@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { ADMIN_TOKEN, request, seedUser, startTestServer } from '../helpers/server.ts'
+import { ADMIN_TOKEN, createSubscription, request, seedSubscribable, seedUser, startTestServer } from '../helpers/server.ts'
 import { startServe, testDb } from '../cli/harness.ts'
 import type { StoreKind } from '../../src/store/api.ts'
 
@@ -109,4 +109,17 @@ test('REPLENISH_LOG=off keeps stdout to the listening line', async (t) => {
   assert.equal((await request(server.url, 'GET', '/healthz')).status, 200)
   assert.equal(await server.stop(), 0)
   assert.deepEqual(server.stdout.filter((l) => l.length > 0), [`replenish listening on ${server.url}`])
+})
+
+test('/readyz names the oldest overdue actionable date (C9), null once nothing is overdue', async (t) => {
+  const server = await startTestServer(t, { REPLENISH_TODAY: '2026-03-15', REPLENISH_PROCESS_EVERY: '0' })
+  const alice = await seedUser(server.store)
+  const item = await seedSubscribable(server.store)
+  assert.deepEqual((await server.request('GET', '/readyz')).body, { status: 'ready', oldest_overdue_actionable_date: null })
+  // Due today and not processed (no schedule here: processing would come from cron).
+  const sub = await createSubscription(server, alice.key, { actionable_date: '2026-03-15', line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
+  const ready = await server.request('GET', '/readyz')
+  assert.deepEqual([ready.status, ready.body], [200, { status: 'ready', oldest_overdue_actionable_date: '2026-03-15' }])
+  assert.equal((await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: alice.key })).status, 200)
+  assert.deepEqual((await server.request('GET', '/readyz')).body, { status: 'ready', oldest_overdue_actionable_date: null })
 })

@@ -123,16 +123,3 @@ test('a failed WAL sync makes /readyz 503 in the same shape, naming the failure,
   const stopped = await server.request('GET', '/readyz')
   assert.deepEqual([stopped.status, stopped.body], [503, { status: 'not ready', reason: 'writes are stopped until a restart: fdatasync of the WAL failed: EIO: i/o error, fdatasync' }])
 })
-
-test('/readyz names the oldest overdue actionable date (C9), null once nothing is overdue', async (t) => {
-  const server = await startTestServer(t, { REPLENISH_TODAY: '2026-03-15', REPLENISH_PROCESS_EVERY: '0' })
-  const alice = await seedUser(server.store)
-  const item = await seedSubscribable(server.store)
-  assert.deepEqual((await server.request('GET', '/readyz')).body, { status: 'ready', oldest_overdue_actionable_date: null })
-  // Due today and not processed (no schedule here: processing would come from cron).
-  const sub = await createSubscription(server, alice.key, { actionable_date: '2026-03-15', line_items_attributes: [{ subscribable_id: item, quantity: 1 }] })
-  const ready = await server.request('GET', '/readyz')
-  assert.deepEqual([ready.status, ready.body], [200, { status: 'ready', oldest_overdue_actionable_date: '2026-03-15' }])
-  assert.equal((await server.request('POST', `/api/v1/subscriptions/${sub.id}/cancel`, { key: alice.key })).status, 200)
-  assert.deepEqual((await server.request('GET', '/readyz')).body, { status: 'ready', oldest_overdue_actionable_date: null })
-})
